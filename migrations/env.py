@@ -1,0 +1,39 @@
+"""Alembic environment: runs online against the URL `portal db upgrade` hands over."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import create_engine, pool
+
+from portal.accounts import models as _accounts  # noqa: F401  (registers tables)
+from portal.core.db import Base
+from portal.orgchart import models as _orgchart  # noqa: F401
+
+config = context.config
+target_metadata = Base.metadata
+
+
+def run_migrations_online() -> None:
+    connection = config.attributes.get("connection")
+    if connection is not None:
+        _run(connection)
+        return
+    engine = create_engine(config.get_main_option("sqlalchemy.url"), poolclass=pool.NullPool)
+    with engine.connect() as conn:
+        _run(conn)
+
+
+def _run(connection) -> None:  # type: ignore[no-untyped-def]
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+        compare_type=True,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+if context.is_offline_mode():
+    raise SystemExit("offline migrations are not supported; run `portal db upgrade`")
+run_migrations_online()

@@ -1,0 +1,1 @@
+"""Countersign: a multi-tenant approval-workflow portal."""

@@ -1,0 +1,1 @@
+"""Users, organizations, memberships and roles; sign-in."""

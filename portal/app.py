@@ -1,0 +1,96 @@
+"""``create_app(settings)``: configuration -> extensions -> blueprints. Never queries."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from portal.config import REPO_ROOT, STATIC_DIR, TEMPLATES_DIR, TRANSLATIONS_DIR, Settings, resolve_secret_key
+from portal.core.queue import EmbeddedWorker, redis_holder
+from portal.extensions import babel, csrf, db, htmx, login_manager
+
+
+def create_app(settings: Settings | None = None) -> Flask:
+    settings = settings or Settings.from_env()
+    app = Flask(
+        "portal",
+        root_path=str(REPO_ROOT / "portal"),
+        template_folder=str(TEMPLATES_DIR),
+        static_folder=str(STATIC_DIR),
+        instance_path=str(settings.instance_dir),
+    )
+    app.config.update(
+        SECRET_KEY=resolve_secret_key(settings),
+        TESTING=settings.testing,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings.secure_cookies,
+        REMEMBER_COOKIE_HTTPONLY=True,
+        REMEMBER_COOKIE_SAMESITE="Lax",
+        REMEMBER_COOKIE_SECURE=settings.secure_cookies,
+        PERMANENT_SESSION_LIFETIME=60 * 60 * 12,
+        WTF_CSRF_HEADERS=["X-CSRFToken"],
+        WTF_CSRF_TIME_LIMIT=60 * 60 * 12,
+        BABEL_TRANSLATION_DIRECTORIES=str(TRANSLATIONS_DIR),
+        BABEL_DEFAULT_LOCALE="en",
+        MAX_CONTENT_LENGTH=2 * 1024 * 1024,
+    )
+    app.extensions["portal.settings"] = settings
+
+    db.configure(settings.database_url, pool_size=settings.db_pool_size)
+    redis_holder.configure(settings.redis_url)
+
+    from portal.web.i18n import select_locale
+
+    login_manager.init_app(app)
+    csrf.init_app(app)
+    babel.init_app(app, locale_selector=select_locale)
+    htmx.init_app(app)
+
+    _register_web(app, settings)
+    _register_blueprints(app)
+
+    if settings.embedded_worker and redis_holder.embedded and not settings.testing:
+        worker = EmbeddedWorker(redis_holder.get())
+        worker.start()
+        app.extensions["portal.embedded_worker"] = worker
+    return app
+
+
+def _register_web(app: Flask, settings: Settings) -> None:
+    from portal.accounts.services import LoginThrottle
+    from portal.core.ratelimit import FailureWindow
+    from portal.web import auth  # noqa: F401  (registers the user loader)
+    from portal.web.errors import init_errors
+    from portal.web.i18n import init_i18n_filters
+    from portal.web.nav import init_nav
+    from portal.web.security import init_security_headers
+    from portal.web.tenancy import init_tenancy
+
+    redis = redis_holder.get()
+    app.extensions["portal.login_throttle"] = LoginThrottle(
+        by_account=FailureWindow(
+            redis, "login-fail:account", settings.login_max_failures_per_account,
+            settings.login_throttle_seconds,
+        ),
+        by_address=FailureWindow(
+            redis, "login-fail:address", settings.login_max_failures_per_address,
+            settings.login_throttle_seconds,
+        ),
+    )
+    init_tenancy(app)
+    init_errors(app)
+    init_security_headers(app, production=settings.is_production)
+    init_i18n_filters(app)
+    init_nav(app)
+
+
+def _register_blueprints(app: Flask) -> None:
+    from portal.accounts.views import admin_bp as members_bp
+    from portal.accounts.views import bp as accounts_bp
+    from portal.orgchart.views import bp as orgchart_bp
+    from portal.web.home import bp as home_bp
+
+    app.register_blueprint(home_bp)
+    app.register_blueprint(accounts_bp)
+    app.register_blueprint(members_bp)
+    app.register_blueprint(orgchart_bp)

@@ -1,0 +1,169 @@
+"""``portal …``: the operator's commands (migrations, organizations, workers, demo)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+from flask import Flask, current_app
+from flask.cli import FlaskGroup, with_appcontext
+
+from portal.config import Settings
+
+
+def _create_app() -> Flask:
+    from portal.app import create_app
+
+    return create_app()
+
+
+def _settings() -> Settings:
+    return current_app.extensions["portal.settings"]
+
+
+@click.group(cls=FlaskGroup, create_app=_create_app, add_default_commands=True)
+def main() -> None:
+    """Countersign: a multi-tenant approval-workflow portal."""
+
+
+# --- database ---------------------------------------------------------------------------
+
+
+@main.group()
+def db() -> None:
+    """Database migrations."""
+
+
+@db.command("upgrade")
+@click.option("--revision", default="head", show_default=True)
+@with_appcontext
+def db_upgrade(revision: str) -> None:
+    """Apply migrations (as PORTAL_MIGRATE_DATABASE_URL) and grant the app role."""
+    from portal.core.migrate import grant_app_role, upgrade
+
+    settings = _settings()
+    if settings.database_url.startswith("sqlite:///"):
+        settings.instance_dir.mkdir(parents=True, exist_ok=True)
+    upgrade(settings.migrate_database_url, revision=revision)
+    role = grant_app_role(settings.migrate_database_url, settings.database_url)
+    click.echo(f"database at {revision}" + (f"; privileges granted to role {role}" if role else ""))
+
+
+@db.command("downgrade")
+@click.argument("revision")
+@with_appcontext
+def db_downgrade(revision: str) -> None:
+    """Step the schema back to REVISION (e.g. -1, or base)."""
+    from portal.core.migrate import downgrade
+
+    downgrade(_settings().migrate_database_url, revision)
+    click.echo(f"database at {revision}")
+
+
+# --- organizations ------------------------------------------------------------------------
+
+
+@main.command("create-org")
+@click.argument("slug")
+@click.argument("name")
+@click.option("--currency", default="USD", show_default=True, help="Base currency (ISO 4217).")
+@click.option("--locale", default="en", show_default=True, type=click.Choice(["en", "zh", "ms"]))
+@click.option("--admin-email", required=True)
+@click.option("--admin-name", required=True)
+@click.password_option("--admin-password", help="Password of the first admin (prompted).")
+@with_appcontext
+def create_org(
+    slug: str, name: str, currency: str, locale: str, admin_email: str, admin_name: str,
+    admin_password: str,
+) -> None:
+    """Create an organization with its first admin."""
+    from portal.accounts import services
+    from portal.domain.actor import Role, SystemActor
+    from portal.domain.errors import DomainError
+    from portal.web.messages import message_for
+
+    try:
+        org = services.create_organization(slug, name, base_currency=currency, default_locale=locale)
+        if services.find_user(admin_email) is None:
+            services.create_user(admin_email, admin_name, admin_password)
+        system = SystemActor(org_id=org.id, org_slug=org.slug)
+        services.create_member(system, email=admin_email, name=admin_name, roles=[Role.ADMIN])  # type: ignore[arg-type]
+    except DomainError as error:
+        with current_app.test_request_context():
+            raise click.ClickException(message_for(error)) from error
+    click.echo(f"created /o/{org.slug}/ with admin {admin_email}")
+
+
+# --- demo -----------------------------------------------------------------------------------
+
+
+@main.command("seed-demo")
+@with_appcontext
+def seed_demo_command() -> None:
+    """Seed the demo organization `acme` (idempotent)."""
+    from portal.demo import seed_demo
+
+    click.echo("seeded acme" if seed_demo() else "acme already exists; left as it is")
+
+
+@main.command("demo")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--no-serve", is_flag=True, help="Set up and seed, then exit.")
+@with_appcontext
+def demo(host: str, port: int, no_serve: bool) -> None:
+    """Migrate, seed `acme`, and serve the portal with the embedded queue."""
+    from portal.core.migrate import upgrade
+    from portal.core.queue import enqueue
+    from portal.core.health import ping
+    from portal.demo import DEMO_PASSWORD, PEOPLE, seed_demo
+
+    settings = _settings()
+    settings.instance_dir.mkdir(parents=True, exist_ok=True)
+    upgrade(settings.migrate_database_url)
+    seeded = seed_demo()
+    click.echo("Seeded the demo organization acme." if seeded else "Demo organization acme kept as it was.")
+    click.echo(f"\nDemo logins (password for all: {DEMO_PASSWORD}):")
+    for person in PEOPLE:
+        roles = f" [{', '.join(person.roles)}]" if person.roles else ""
+        click.echo(f"  {person.email:<24} {person.name} — {person.position}{roles}")
+    job = enqueue(ping)
+    click.echo(f"\nQueue check enqueued (job {job.id}); the embedded worker runs it.")
+    if no_serve:
+        return
+    click.echo(f"Serving on http://{host}:{port}/  (Ctrl+C to stop)\n")
+    current_app.run(host=host, port=port, threaded=True, use_reloader=False, debug=False)
+
+
+# --- workers --------------------------------------------------------------------------------
+
+
+@main.command("worker")
+@click.option("--queue", "queue_name", default="default", show_default=True)
+@click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
+@with_appcontext
+def worker(queue_name: str, burst: bool) -> None:
+    """Run an RQ worker on PORTAL_REDIS_URL (one queue per process)."""
+    from portal.core.queue import redis_holder
+    from portal.core.worker import PortalWorker
+
+    if redis_holder.embedded:
+        raise click.ClickException("PORTAL_REDIS_URL is not set; the demo runs its worker in-process")
+    PortalWorker([queue_name], connection=redis_holder.get()).work(burst=burst, logging_level="INFO")
+
+
+@main.command("scheduler")
+@with_appcontext
+def scheduler() -> None:
+    """Run the periodic jobs (RQ cron) on PORTAL_REDIS_URL."""
+    from portal.core.queue import redis_holder
+    from portal.core.schedule import build_cron
+
+    if redis_holder.embedded:
+        raise click.ClickException("PORTAL_REDIS_URL is not set")
+    build_cron(redis_holder.get()).start()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

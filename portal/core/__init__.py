@@ -1,0 +1,1 @@
+"""Infrastructure: database, unit of work, queue, security, i18n glue."""

@@ -1,0 +1,269 @@
+"""The declarative base, the tenant-scoping mixin and the engine holder.
+
+Tenant isolation has two layers. This module is the first: every ORM statement that
+touches a ``TenantScoped`` model is filtered by the session's organization, and every
+new row is stamped with it. PostgreSQL row-level security is the second (see
+``migrations/tenancy.py``); ``after_begin`` feeds it the same organization.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Integer,
+    MetaData,
+    Numeric,
+    String,
+    UniqueConstraint,
+    create_engine,
+    event,
+    text,
+)
+from sqlalchemy.types import TypeDecorator
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    ORMExecuteState,
+    Session,
+    declared_attr,
+    mapped_column,
+    sessionmaker,
+    with_loader_criteria,
+)
+from sqlalchemy.pool import StaticPool
+
+from portal.domain.errors import DomainError
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# Identity keys are BIGINT on PostgreSQL; SQLite only auto-increments INTEGER.
+Id = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Timestamps are stored in UTC and always come back timezone-aware.
+
+    SQLite keeps no zone, so values are normalised on the way in and stamped on the
+    way out; PostgreSQL's ``timestamptz`` does the same natively.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {
+        int: Id,
+        datetime: UtcDateTime(),
+        Decimal: Numeric(19, 4),
+        str: String(255),
+    }
+
+
+class TenantScoped:
+    """Mixin for every table that belongs to one organization.
+
+    Adds ``org_id`` and the ``(org_id, id)`` unique key that composite foreign keys
+    point at, so a row of organization A can never reference a row of organization B.
+    """
+
+    @declared_attr
+    def org_id(cls) -> Mapped[int]:  # noqa: N805 - declared_attr receives the class
+        # No index of its own: the (org_id, id) unique key leads with it.
+        return mapped_column(Id, ForeignKey("organization.id", ondelete="CASCADE"), nullable=False)
+
+    @classmethod
+    def tenant_key(cls) -> UniqueConstraint:
+        return UniqueConstraint("org_id", "id")
+
+
+def tenant_fk(column: str, target_table: str, **options: Any) -> ForeignKeyConstraint:
+    """A composite foreign key ``(org_id, column) -> target(org_id, id)``.
+
+    Composite keys make a cross-tenant link unrepresentable, whatever the code does.
+    """
+    return ForeignKeyConstraint(
+        ["org_id", column], [f"{target_table}.org_id", f"{target_table}.id"], **options
+    )
+
+
+class TenantNotSet(DomainError):
+    """An org-scoped table was touched in a unit of work that names no organization."""
+
+    def __init__(self) -> None:
+        super().__init__("tenant_not_set")
+
+
+class CrossTenantWrite(DomainError):
+    def __init__(self) -> None:
+        super().__init__("cross_tenant_write")
+
+
+# Statements may opt out of the tenant filter only by naming why. The sole reason so
+# far: a signed-in user listing their own memberships across organizations (the org
+# switcher); PostgreSQL lets that through with a policy keyed on app.current_user.
+SELF_MEMBERSHIPS = "self_memberships"
+
+
+def _mapper_classes(state: ORMExecuteState) -> list[type]:
+    return [m.class_ for m in state.all_mappers]
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _scope_to_tenant(state: ORMExecuteState) -> None:
+    if not (state.is_select or state.is_update or state.is_delete):
+        return
+    if state.is_column_load or state.is_relationship_load:
+        return  # the parent load was already scoped
+    if not any(issubclass(c, TenantScoped) for c in _mapper_classes(state)):
+        return
+    org_id = state.session.info.get("org_id")
+    if org_id is None:
+        if state.execution_options.get("tenant_scope") == SELF_MEMBERSHIPS:
+            return
+        raise TenantNotSet()
+    state.statement = state.statement.options(
+        with_loader_criteria(
+            TenantScoped,
+            lambda cls: cls.org_id == org_id,
+            include_aliases=True,
+        )
+    )
+
+
+@event.listens_for(Session, "before_flush")
+def _stamp_tenant(session: Session, _ctx: Any, _instances: Any) -> None:
+    org_id = session.info.get("org_id")
+    for obj in list(session.new) + list(session.dirty):
+        if not isinstance(obj, TenantScoped):
+            continue
+        if org_id is None:
+            raise TenantNotSet()
+        if obj.org_id is None:
+            obj.org_id = org_id
+        elif obj.org_id != org_id:
+            raise CrossTenantWrite()
+
+
+@event.listens_for(Session, "after_begin")
+def _set_database_tenant(session: Session, _txn: Any, connection: Connection) -> None:
+    # psycopg cannot bind parameters into SET LOCAL; set_config(..., true) is the
+    # transaction-local equivalent, so a pooled connection forgets it at commit.
+    if connection.dialect.name != "postgresql":
+        return
+    org_id = session.info.get("org_id")
+    user_id = session.info.get("user_id")
+    connection.execute(
+        text(
+            "SELECT set_config('app.current_org', :org, true),"
+            " set_config('app.current_user', :user, true)"
+        ),
+        {"org": "" if org_id is None else str(org_id), "user": "" if user_id is None else str(user_id)},
+    )
+
+
+def _enable_sqlite_foreign_keys(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()
+
+
+def make_engine(url: str, *, pool_size: int = 5, **kwargs: Any) -> Engine:
+    if url.startswith("sqlite"):
+        if url in {"sqlite://", "sqlite:///:memory:"}:
+            kwargs.setdefault("poolclass", StaticPool)
+        kwargs.setdefault("connect_args", {"check_same_thread": False})
+        engine = create_engine(url, **kwargs)
+        event.listen(engine, "connect", _enable_sqlite_foreign_keys)
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    return create_engine(url, pool_size=pool_size, max_overflow=pool_size * 2, **kwargs)
+
+
+class Database:
+    """Holds the engine and the session factory for this process.
+
+    One instance lives in ``portal.extensions``; ``create_app`` configures it, RQ
+    workers re-configure it after forking. Tests may pin every session to one
+    connection (``pin_to``) so each test runs inside a transaction that is rolled back.
+    """
+
+    def __init__(self) -> None:
+        self.engine: Engine | None = None
+        self._factory: sessionmaker[Session] | None = None
+
+    def configure(self, url: str, *, pool_size: int = 5, **engine_kwargs: Any) -> None:
+        if self.engine is not None:
+            self.engine.dispose()
+        self.engine = make_engine(url, pool_size=pool_size, **engine_kwargs)
+        self._factory = sessionmaker(bind=self.engine, expire_on_commit=False, autoflush=True)
+
+    def pin_to(self, connection: Connection | None) -> None:
+        """Bind new sessions to ``connection`` (savepoints), or back to the engine."""
+        assert self.engine is not None
+        if connection is None:
+            self._factory = sessionmaker(bind=self.engine, expire_on_commit=False)
+        else:
+            self._factory = sessionmaker(
+                bind=connection,
+                expire_on_commit=False,
+                join_transaction_mode="create_savepoint",
+            )
+
+    def new_session(self) -> Session:
+        if self._factory is None:
+            raise RuntimeError("the database is not configured; call create_app() first")
+        return self._factory()
+
+    @property
+    def dialect(self) -> str:
+        assert self.engine is not None
+        return self.engine.dialect.name
+
+    def dispose(self, *, close: bool = True) -> None:
+        if self.engine is not None:
+            self.engine.dispose(close=close)
+
+
+db = Database()
+
+__all__ = [
+    "SELF_MEMBERSHIPS",
+    "Base",
+    "CrossTenantWrite",
+    "Database",
+    "UtcDateTime",
+    "db",
+    "Id",
+    "TenantNotSet",
+    "TenantScoped",
+    "tenant_fk",
+]

@@ -1,0 +1,84 @@
+"""Redis and RQ: a real server in production, an in-process fake in embedded mode.
+
+In embedded mode the queue lives on a fakeredis server shared by the whole process,
+and ``EmbeddedWorker`` drains it from a daemon thread of the web process.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import fakeredis
+from redis import Redis
+from rq import Queue, SimpleWorker
+
+DEFAULT_QUEUE = "default"
+log = logging.getLogger(__name__)
+
+
+class RedisHolder:
+    def __init__(self) -> None:
+        self.connection: Redis | None = None
+        self.embedded = False
+
+    def configure(self, url: str) -> None:
+        if url:
+            self.connection = Redis.from_url(url)
+            self.embedded = False
+        else:
+            self.connection = fakeredis.FakeRedis(server=fakeredis.FakeServer())
+            self.embedded = True
+
+    def get(self) -> Redis:
+        if self.connection is None:
+            raise RuntimeError("Redis is not configured; call create_app() first")
+        return self.connection
+
+
+redis_holder = RedisHolder()
+
+
+def get_queue(name: str = DEFAULT_QUEUE) -> Queue:
+    return Queue(name, connection=redis_holder.get())
+
+
+def enqueue(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    return get_queue().enqueue(func, *args, **kwargs)
+
+
+class ThreadWorker(SimpleWorker):
+    """A non-forking worker that can run off the main thread (no signal handlers)."""
+
+    def _install_signal_handlers(self) -> None:  # signals belong to the main thread
+        return None
+
+
+class EmbeddedWorker:
+    """Runs a ThreadWorker over the embedded queue in a daemon thread."""
+
+    def __init__(self, connection: Redis, queues: tuple[str, ...] = (DEFAULT_QUEUE,)) -> None:
+        self.connection = connection
+        self.queues = queues
+        self._thread: threading.Thread | None = None
+        self._worker: ThreadWorker | None = None
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._worker = ThreadWorker(
+            [Queue(q, connection=self.connection) for q in self.queues],
+            connection=self.connection,
+        )
+        self._thread = threading.Thread(target=self._run, name="portal-embedded-worker", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        assert self._worker is not None
+        self._worker.work(logging_level="WARNING")
+
+    def stop(self) -> None:
+        if self._worker is not None:
+            self._worker.request_stop(None, None)

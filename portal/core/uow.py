@@ -1,0 +1,53 @@
+"""One unit of work = one transaction, the tenant set once, side effects after commit.
+
+Services open exactly one of these per public call::
+
+    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
+        uow.session.add(...)
+        uow.after_commit(lambda: queue.enqueue(...))
+
+The session's ``info`` carries the organization; ``core.db`` turns it into the ORM
+filter and into PostgreSQL's ``app.current_org`` for row-level security.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from sqlalchemy.orm import Session
+
+from portal.core.db import db
+
+
+@dataclass
+class UnitOfWork:
+    session: Session
+    _after_commit: list[Callable[[], object]] = field(default_factory=list)
+
+    def after_commit(self, callback: Callable[[], object]) -> None:
+        """Run ``callback`` only if, and after, the transaction commits."""
+        self._after_commit.append(callback)
+
+
+@contextmanager
+def unit_of_work(org_id: int | None, *, user_id: int | None = None) -> Iterator[UnitOfWork]:
+    session = db.new_session()
+    session.info["org_id"] = org_id
+    session.info["user_id"] = user_id
+    uow = UnitOfWork(session)
+    try:
+        with session.begin():
+            yield uow
+    finally:
+        session.close()
+    for callback in uow._after_commit:
+        callback()
+
+
+@contextmanager
+def platform_work(*, user_id: int | None = None) -> Iterator[UnitOfWork]:
+    """A unit of work outside any organization: users, organizations, sign-in."""
+    with unit_of_work(None, user_id=user_id) as uow:
+        yield uow

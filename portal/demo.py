@@ -1,0 +1,104 @@
+"""The demo organization ``acme``: a believable chart of twelve people.
+
+Seeding is idempotent: when ``acme`` exists nothing is touched, so an admin's edits in
+the demo survive every restart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from portal.accounts import services as accounts
+from portal.domain.actor import Actor, Role, SystemActor
+from portal.orgchart import services as chart
+
+DEMO_SLUG = "acme"
+DEMO_PASSWORD = "countersign-demo"  # noqa: S105 - documented demo credential
+
+
+@dataclass(frozen=True)
+class DemoPerson:
+    email: str
+    name: str
+    position: str
+    roles: tuple[str, ...] = ()
+
+
+UNITS = (
+    # code, name, parent
+    ("EXEC", "Executive Office", None),
+    ("FIN", "Finance", "EXEC"),
+    ("OPS", "Operations", "EXEC"),
+    ("SALES", "Sales", "EXEC"),
+)
+POSITIONS = (
+    # code, title, unit, reports to, heads its unit
+    ("CEO", "Chief Executive Officer", "EXEC", None, True),
+    ("OFFICE-MGR", "Office Manager", "EXEC", "CEO", False),
+    ("HR", "HR Officer", "EXEC", "OFFICE-MGR", False),
+    ("AUDIT", "Internal Auditor", "EXEC", "CEO", False),
+    ("CFO", "Chief Financial Officer", "FIN", "CEO", True),
+    ("FIN-CLERK", "Finance Clerk", "FIN", "CFO", False),
+    ("OPS-HEAD", "Head of Operations", "OPS", "CEO", True),
+    ("OPS-ANALYST", "Operations Analyst", "OPS", "OPS-HEAD", False),
+    ("OPS-COORD", "Operations Coordinator", "OPS", "OPS-HEAD", False),
+    ("SALES-HEAD", "Head of Sales", "SALES", "CEO", True),
+    ("SALES-EXEC-1", "Sales Executive", "SALES", "SALES-HEAD", False),
+    ("SALES-EXEC-2", "Sales Executive", "SALES", "SALES-HEAD", False),
+)
+PEOPLE = (
+    DemoPerson("aisha@acme.example", "Aisha Rahman", "CEO", (Role.ADMIN,)),
+    DemoPerson("grace@acme.example", "Grace Lee", "OFFICE-MGR", (Role.ADMIN,)),
+    DemoPerson("hannah@acme.example", "Hannah Ong", "HR"),
+    DemoPerson("ravi@acme.example", "Ravi Kumar", "AUDIT", (Role.AUDITOR,)),
+    DemoPerson("daniel@acme.example", "Daniel Tan", "CFO"),
+    DemoPerson("meiling@acme.example", "Chen Mei Ling", "FIN-CLERK"),
+    DemoPerson("farid@acme.example", "Farid Ismail", "OPS-HEAD"),
+    DemoPerson("priya@acme.example", "Priya Nair", "OPS-ANALYST"),
+    DemoPerson("weijie@acme.example", "Lim Wei Jie", "OPS-COORD"),
+    DemoPerson("nurul@acme.example", "Nurul Huda", "SALES-HEAD"),
+    DemoPerson("jason@acme.example", "Jason Wong", "SALES-EXEC-1"),
+    DemoPerson("siti@acme.example", "Siti Aminah", "SALES-EXEC-2"),
+)
+
+
+def seed_demo() -> bool:
+    """Create ``acme`` with its chart and people. Returns False when it already exists."""
+    if accounts.find_organization(DEMO_SLUG) is not None:
+        return False
+    org = accounts.create_organization(DEMO_SLUG, "Acme Trading Sdn Bhd", base_currency="MYR")
+    system: Actor = SystemActor(org_id=org.id, org_slug=org.slug)  # type: ignore[assignment]
+    unit_ids: dict[str, int] = {}
+    for code, name, parent in UNITS:
+        unit_ids[code] = chart.create_unit(
+            system, code=code, name=name, parent_id=unit_ids.get(parent) if parent else None
+        ).id
+    position_ids: dict[str, int] = {}
+    heads: dict[str, int] = {}
+    for code, title, unit, superior, is_head in POSITIONS:
+        position_ids[code] = chart.create_position(
+            system,
+            code=code,
+            title=title,
+            unit_id=unit_ids[unit],
+            reports_to_id=position_ids[superior] if superior else None,
+        ).id
+        if is_head:
+            heads[unit] = position_ids[code]
+    for code, name, parent in UNITS:
+        chart.update_unit(
+            system,
+            unit_ids[code],
+            code=code,
+            name=name,
+            parent_id=unit_ids.get(parent) if parent else None,
+            head_position_id=heads.get(code),
+        )
+    for person in PEOPLE:
+        if accounts.find_user(person.email) is None:
+            accounts.create_user(person.email, person.name, DEMO_PASSWORD)
+        member = accounts.create_member(
+            system, email=person.email, name=person.name, roles=person.roles
+        ).member
+        chart.assign_position(system, member_id=member.id, position_id=position_ids[person.position])
+    return True

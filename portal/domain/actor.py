@@ -1,0 +1,50 @@
+"""Who is acting, in which organization. Services take it as their first argument."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class Role:
+    ADMIN = "admin"
+    AUDITOR = "auditor"
+
+    ALL = (ADMIN, AUDITOR)
+
+
+@dataclass(frozen=True)
+class Actor:
+    org_id: int
+    org_slug: str
+    user_id: int
+    member_id: int
+    roles: frozenset[str] = field(default_factory=frozenset)
+    locale: str = "en"
+
+    @property
+    def is_admin(self) -> bool:
+        return Role.ADMIN in self.roles
+
+    @property
+    def is_auditor(self) -> bool:
+        return Role.AUDITOR in self.roles
+
+
+@dataclass(frozen=True)
+class SystemActor:
+    """The platform itself (CLI, seeding, jobs) acting inside one organization."""
+
+    org_id: int
+    org_slug: str = ""
+    user_id: None = None
+    member_id: None = None
+    roles: frozenset[str] = frozenset({Role.ADMIN})
+    locale: str = "en"
+
+    @property
+    def is_admin(self) -> bool:
+        return True
+
+    @property
+    def is_auditor(self) -> bool:
+        return True

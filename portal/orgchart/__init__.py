@@ -1,0 +1,1 @@
+"""The org chart: units, positions (seats) and who sits in them, when."""

@@ -1,0 +1,93 @@
+"""Units form a tree; positions are seats that report to other seats; holdings say
+which member sits in which seat, from when to when."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import Boolean, CheckConstraint, Date, Index, String, UniqueConstraint, text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from portal.core.db import Base, TenantScoped, tenant_fk
+
+
+class OrgUnit(TenantScoped, Base):
+    __tablename__ = "org_unit"
+    __table_args__ = (
+        TenantScoped.tenant_key(),
+        UniqueConstraint("org_id", "code"),
+        tenant_fk("parent_id", "org_unit"),
+        # Units and positions point at each other; the head key is added after both exist.
+        tenant_fk(
+            "head_position_id", "position", use_alter=True, name="fk_org_unit_head_position"
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(40))
+    name: Mapped[str] = mapped_column(String(200))
+    parent_id: Mapped[int | None]
+    # The seat whose holders are this unit's head (grantee kind `unit_head`).
+    head_position_id: Mapped[int | None]
+    created_at: Mapped[datetime]
+
+    def __repr__(self) -> str:
+        return f"<OrgUnit {self.id} {self.code!r}>"
+
+
+class Position(TenantScoped, Base):
+    __tablename__ = "position"
+    __table_args__ = (
+        TenantScoped.tenant_key(),
+        UniqueConstraint("org_id", "code"),
+        tenant_fk("unit_id", "org_unit"),
+        tenant_fk("reports_to_id", "position"),
+        CheckConstraint("reports_to_id IS NULL OR reports_to_id <> id", name="not_own_superior"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(40))
+    title: Mapped[str] = mapped_column(String(200))
+    unit_id: Mapped[int]
+    # The seat above; None for the top of the chart.
+    reports_to_id: Mapped[int | None]
+    # A retired seat keeps its history but resolves to nobody.
+    active: Mapped[bool] = mapped_column(Boolean, server_default=text("true"))
+    created_at: Mapped[datetime]
+
+    def __repr__(self) -> str:
+        return f"<Position {self.id} {self.code!r}>"
+
+
+class HoldingKind:
+    PRIMARY = "primary"
+    SECONDARY = "secondary"
+    ALL = (PRIMARY, SECONDARY)
+
+
+class PositionHolding(TenantScoped, Base):
+    __tablename__ = "position_holding"
+    __table_args__ = (
+        TenantScoped.tenant_key(),
+        tenant_fk("member_id", "membership", ondelete="CASCADE"),
+        tenant_fk("position_id", "position", ondelete="CASCADE"),
+        CheckConstraint("kind IN ('primary', 'secondary')", name="kind"),
+        CheckConstraint("valid_to IS NULL OR valid_to >= valid_from", name="dates_ordered"),
+        Index("ix_position_holding_position", "org_id", "position_id"),
+        Index("ix_position_holding_member", "org_id", "member_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    member_id: Mapped[int]
+    position_id: Mapped[int]
+    kind: Mapped[str] = mapped_column(String(10))
+    valid_from: Mapped[date] = mapped_column(Date)
+    # Inclusive last day; None = open-ended.
+    valid_to: Mapped[date | None] = mapped_column(Date)
+    created_at: Mapped[datetime]
+
+    def covers(self, day: date) -> bool:
+        return self.valid_from <= day and (self.valid_to is None or day <= self.valid_to)
+
+    def __repr__(self) -> str:
+        return f"<PositionHolding member={self.member_id} position={self.position_id} {self.kind}>"

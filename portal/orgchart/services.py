@@ -1,0 +1,420 @@
+"""Editing and reading the org chart. One unit of work per call; admins only for edits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from portal.accounts.models import Membership, User
+from portal.core.clock import clock
+from portal.core.uow import unit_of_work
+from portal.domain.actor import Actor
+from portal.domain.errors import DomainError, Forbidden, NotFound
+from portal.domain.naming import normalise_code, normalise_name
+from portal.domain.orgchart import cycle_members, would_form_cycle
+from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
+
+
+def _require_admin(actor: Actor) -> None:
+    if not actor.is_admin:
+        raise Forbidden("admin_required")
+
+
+def _scoped(actor: Actor):  # type: ignore[no-untyped-def]
+    return unit_of_work(actor.org_id, user_id=actor.user_id)
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HolderView:
+    holding_id: int
+    member_id: int
+    name: str
+    kind: str
+    valid_from: date
+    valid_to: date | None
+    member_active: bool
+
+
+@dataclass
+class PositionView:
+    id: int
+    code: str
+    title: str
+    unit_id: int
+    reports_to_id: int | None
+    active: bool
+    holders: list[HolderView] = field(default_factory=list)
+
+    @property
+    def vacant(self) -> bool:
+        return self.active and not any(h.member_active for h in self.holders)
+
+
+@dataclass
+class UnitView:
+    id: int
+    code: str
+    name: str
+    parent_id: int | None
+    head_position_id: int | None
+    depth: int = 0
+    positions: list[PositionView] = field(default_factory=list)
+
+
+@dataclass
+class ChartView:
+    """The chart as of one day, ready to render; health flags computed once here."""
+
+    as_of: date
+    units: list[UnitView]
+    positions: dict[int, PositionView]
+    members_without_primary: list[tuple[int, str]]
+    positions_on_cycle: set[int]
+
+    @property
+    def units_without_head(self) -> list[UnitView]:
+        return [u for u in self.units if u.head_position_id is None]
+
+    @property
+    def vacant_positions(self) -> list[PositionView]:
+        return [p for p in self.positions.values() if p.vacant]
+
+
+def _tree_order(units: list[OrgUnit]) -> list[UnitView]:
+    children: dict[int | None, list[OrgUnit]] = {}
+    ids = {u.id for u in units}
+    for unit in sorted(units, key=lambda u: u.code.lower()):
+        parent = unit.parent_id if unit.parent_id in ids else None
+        children.setdefault(parent, []).append(unit)
+    ordered: list[UnitView] = []
+    seen: set[int] = set()
+
+    def walk(parent: int | None, depth: int) -> None:
+        for unit in children.get(parent, []):
+            if unit.id in seen:
+                continue
+            seen.add(unit.id)
+            ordered.append(
+                UnitView(unit.id, unit.code, unit.name, unit.parent_id, unit.head_position_id, depth)
+            )
+            walk(unit.id, depth + 1)
+
+    walk(None, 0)
+    # Units stuck on a (corrupt) cycle have no root; list them rather than hide them.
+    for unit in units:
+        if unit.id not in seen:
+            ordered.append(
+                UnitView(unit.id, unit.code, unit.name, unit.parent_id, unit.head_position_id, 0)
+            )
+    return ordered
+
+
+def get_chart(actor: Actor, as_of: date | None = None) -> ChartView:
+    day = as_of or clock.today()
+    with _scoped(actor) as uow:
+        s = uow.session
+        units = list(s.scalars(select(OrgUnit)))
+        positions = list(s.scalars(select(Position).order_by(Position.code)))
+        holdings = s.execute(
+            select(PositionHolding, User.name, Membership.active)
+            .join(Membership, Membership.id == PositionHolding.member_id)
+            .join(User, User.id == Membership.user_id)
+            .where(
+                PositionHolding.valid_from <= day,
+                (PositionHolding.valid_to.is_(None)) | (PositionHolding.valid_to >= day),
+            )
+            .order_by(User.name)
+        ).all()
+        members = s.execute(
+            select(Membership.id, User.name)
+            .join(User, User.id == Membership.user_id)
+            .where(Membership.active.is_(True))
+            .order_by(User.name)
+        ).all()
+    unit_views = _tree_order(units)
+    by_unit = {u.id: u for u in unit_views}
+    position_views = {
+        p.id: PositionView(p.id, p.code, p.title, p.unit_id, p.reports_to_id, p.active)
+        for p in positions
+    }
+    with_primary: set[int] = set()
+    for holding, name, member_active in holdings:
+        position_views[holding.position_id].holders.append(
+            HolderView(
+                holding.id, holding.member_id, name, holding.kind,
+                holding.valid_from, holding.valid_to, member_active,
+            )
+        )
+        if holding.kind == HoldingKind.PRIMARY:
+            with_primary.add(holding.member_id)
+    for view in position_views.values():
+        by_unit[view.unit_id].positions.append(view)
+    return ChartView(
+        as_of=day,
+        units=unit_views,
+        positions=position_views,
+        members_without_primary=[(mid, name) for mid, name in members if mid not in with_primary],
+        positions_on_cycle=cycle_members({p.id: p.reports_to_id for p in positions}),
+    )
+
+
+@dataclass(frozen=True)
+class Choice:
+    id: int
+    label: str
+
+
+def unit_choices(actor: Actor) -> list[Choice]:
+    with _scoped(actor) as uow:
+        rows = uow.session.execute(select(OrgUnit.id, OrgUnit.code, OrgUnit.name).order_by(OrgUnit.code))
+        return [Choice(i, f"{code} — {name}") for i, code, name in rows]
+
+
+def position_choices(actor: Actor, *, active_only: bool = True) -> list[Choice]:
+    with _scoped(actor) as uow:
+        stmt = select(Position.id, Position.code, Position.title).order_by(Position.code)
+        if active_only:
+            stmt = stmt.where(Position.active.is_(True))
+        return [Choice(i, f"{code} — {title}") for i, code, title in uow.session.execute(stmt)]
+
+
+def member_choices(actor: Actor) -> list[Choice]:
+    with _scoped(actor) as uow:
+        rows = uow.session.execute(
+            select(Membership.id, User.name, User.email)
+            .join(User, User.id == Membership.user_id)
+            .where(Membership.active.is_(True))
+            .order_by(User.name)
+        )
+        return [Choice(i, f"{name} <{email}>") for i, name, email in rows]
+
+
+def get_unit(actor: Actor, unit_id: int) -> OrgUnit:
+    with _scoped(actor) as uow:
+        return _load(uow.session, OrgUnit, unit_id, "unit")
+
+
+def get_position(actor: Actor, position_id: int) -> Position:
+    with _scoped(actor) as uow:
+        return _load(uow.session, Position, position_id, "position")
+
+
+# --- editing units ---------------------------------------------------------------------
+
+
+def _load(session: Session, model: type, row_id: int | None, what: str):  # type: ignore[no-untyped-def]
+    row = session.scalar(select(model).where(model.id == row_id)) if row_id is not None else None
+    if row is None:
+        raise NotFound(what)
+    return row
+
+
+def _check_unit_code_free(session: Session, code: str, except_id: int | None = None) -> None:
+    stmt = select(OrgUnit.id).where(OrgUnit.code == code)
+    if except_id is not None:
+        stmt = stmt.where(OrgUnit.id != except_id)
+    if session.scalar(stmt):
+        raise DomainError("duplicate_code", field="code", code=code)
+
+
+def _check_unit_links(
+    session: Session, unit_id: int | None, parent_id: int | None, head_position_id: int | None
+) -> None:
+    if parent_id is not None:
+        parent = _load(session, OrgUnit, parent_id, "unit")
+        if unit_id is not None:
+            if parent_id == unit_id:
+                raise DomainError("unit_parent_self", field="parent_id")
+            parents = dict(session.execute(select(OrgUnit.id, OrgUnit.parent_id)).all())
+            if would_form_cycle(parents, unit_id, parent_id):
+                unit = _load(session, OrgUnit, unit_id, "unit")
+                raise DomainError("unit_cycle", field="parent_id", unit=unit.code, parent=parent.code)
+    if head_position_id is not None:
+        head = _load(session, Position, head_position_id, "position")
+        if unit_id is None or head.unit_id != unit_id:
+            raise DomainError("head_outside_unit", field="head_position_id")
+        if not head.active:
+            raise DomainError("position_retired", field="head_position_id", code=head.code)
+
+
+def create_unit(actor: Actor, *, code: str, name: str, parent_id: int | None = None) -> OrgUnit:
+    """A new unit. Its head is chosen afterwards, among the unit's own positions."""
+    _require_admin(actor)
+    code = normalise_code(code)
+    name = normalise_name(name)
+    with _scoped(actor) as uow:
+        _check_unit_code_free(uow.session, code)
+        _check_unit_links(uow.session, None, parent_id, None)
+        unit = OrgUnit(code=code, name=name, parent_id=parent_id, created_at=clock.now())
+        uow.session.add(unit)
+    return unit
+
+
+def update_unit(
+    actor: Actor,
+    unit_id: int,
+    *,
+    code: str,
+    name: str,
+    parent_id: int | None,
+    head_position_id: int | None,
+) -> OrgUnit:
+    _require_admin(actor)
+    code = normalise_code(code)
+    name = normalise_name(name)
+    with _scoped(actor) as uow:
+        unit = _load(uow.session, OrgUnit, unit_id, "unit")
+        _check_unit_code_free(uow.session, code, except_id=unit.id)
+        _check_unit_links(uow.session, unit.id, parent_id, head_position_id)
+        unit.code, unit.name = code, name
+        unit.parent_id, unit.head_position_id = parent_id, head_position_id
+    return unit
+
+
+# --- editing positions -----------------------------------------------------------------
+
+
+def _check_position_code_free(session: Session, code: str, except_id: int | None = None) -> None:
+    stmt = select(Position.id).where(Position.code == code)
+    if except_id is not None:
+        stmt = stmt.where(Position.id != except_id)
+    if session.scalar(stmt):
+        raise DomainError("duplicate_code", field="code", code=code)
+
+
+def _check_reports_to(session: Session, position: Position | None, reports_to_id: int | None) -> None:
+    if reports_to_id is None:
+        return
+    superior = _load(session, Position, reports_to_id, "position")
+    if position is None:
+        return
+    if superior.id == position.id:
+        raise DomainError("reports_to_self", field="reports_to_id")
+    edges = dict(session.execute(select(Position.id, Position.reports_to_id)).all())
+    if would_form_cycle(edges, position.id, superior.id):
+        raise DomainError(
+            "reporting_cycle", field="reports_to_id", position=position.code, superior=superior.code
+        )
+
+
+def create_position(
+    actor: Actor, *, code: str, title: str, unit_id: int, reports_to_id: int | None = None
+) -> Position:
+    _require_admin(actor)
+    code = normalise_code(code)
+    title = normalise_name(title, field="title")
+    with _scoped(actor) as uow:
+        _check_position_code_free(uow.session, code)
+        _load(uow.session, OrgUnit, unit_id, "unit")
+        _check_reports_to(uow.session, None, reports_to_id)
+        position = Position(
+            code=code, title=title, unit_id=unit_id, reports_to_id=reports_to_id, created_at=clock.now()
+        )
+        uow.session.add(position)
+    return position
+
+
+def update_position(
+    actor: Actor,
+    position_id: int,
+    *,
+    code: str,
+    title: str,
+    unit_id: int,
+    reports_to_id: int | None,
+    active: bool = True,
+) -> Position:
+    _require_admin(actor)
+    code = normalise_code(code)
+    title = normalise_name(title, field="title")
+    with _scoped(actor) as uow:
+        s = uow.session
+        position = _load(s, Position, position_id, "position")
+        _check_position_code_free(s, code, except_id=position.id)
+        _load(s, OrgUnit, unit_id, "unit")
+        _check_reports_to(s, position, reports_to_id)
+        if unit_id != position.unit_id and s.scalar(
+            select(OrgUnit.id).where(OrgUnit.head_position_id == position.id)
+        ):
+            raise DomainError("head_outside_unit", field="unit_id")
+        position.code, position.title, position.unit_id = code, title, unit_id
+        position.reports_to_id, position.active = reports_to_id, active
+    return position
+
+
+# --- holdings ----------------------------------------------------------------------------
+
+
+def _overlaps(a_from: date, a_to: date | None, b_from: date, b_to: date | None) -> bool:
+    return (a_to is None or b_from <= a_to) and (b_to is None or a_from <= b_to)
+
+
+def assign_position(
+    actor: Actor,
+    *,
+    member_id: int,
+    position_id: int,
+    kind: str = HoldingKind.PRIMARY,
+    valid_from: date | None = None,
+    valid_to: date | None = None,
+) -> PositionHolding:
+    """Seat a member in a position for a dated window (open-ended without ``valid_to``)."""
+    _require_admin(actor)
+    if kind not in HoldingKind.ALL:
+        raise DomainError("invalid_holding_kind", field="kind")
+    start = valid_from or clock.today()
+    if valid_to is not None and valid_to < start:
+        raise DomainError("dates_out_of_order", field="valid_to")
+    with _scoped(actor) as uow:
+        s = uow.session
+        member = _load(s, Membership, member_id, "member")
+        position = _load(s, Position, position_id, "position")
+        name = s.scalar(select(User.name).where(User.id == member.user_id))
+        if not member.active:
+            raise DomainError("member_inactive", field="member_id", name=name)
+        if not position.active:
+            raise DomainError("position_retired", field="position_id", code=position.code)
+        if kind == HoldingKind.PRIMARY:
+            for other in s.scalars(
+                select(PositionHolding).where(
+                    PositionHolding.member_id == member_id,
+                    PositionHolding.kind == HoldingKind.PRIMARY,
+                )
+            ):
+                if _overlaps(start, valid_to, other.valid_from, other.valid_to):
+                    raise DomainError(
+                        "overlapping_primary",
+                        field="kind",
+                        name=name,
+                        start=other.valid_from.isoformat(),
+                    )
+        holding = PositionHolding(
+            member_id=member_id,
+            position_id=position_id,
+            kind=kind,
+            valid_from=start,
+            valid_to=valid_to,
+            created_at=clock.now(),
+        )
+        s.add(holding)
+    return holding
+
+
+def end_holding(actor: Actor, holding_id: int, *, last_day: date | None = None) -> PositionHolding:
+    """Close a holding on ``last_day`` (inclusive; default today). History is kept."""
+    _require_admin(actor)
+    day = last_day or clock.today()
+    with _scoped(actor) as uow:
+        holding = _load(uow.session, PositionHolding, holding_id, "holding")
+        if holding.valid_to is not None and holding.valid_to <= day:
+            raise DomainError("holding_already_ended")
+        if day < holding.valid_from:
+            raise DomainError("dates_out_of_order", field="valid_to")
+        holding.valid_to = day
+    return holding

@@ -1,0 +1,230 @@
+"""Org chart admin pages: the chart, unit and position forms, seating, CSV import."""
+
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+
+from portal.domain.errors import DomainError, RowErrors
+from portal.orgchart import csv_import, services
+from portal.orgchart.forms import EndHoldingForm, HoldingForm, ImportForm, PositionForm, UnitForm
+from portal.web.auth import admin_required
+from portal.web.forms import attach_error
+from portal.web.messages import message_for
+from portal.web.tenancy import current_actor
+
+bp = Blueprint("orgchart", __name__, url_prefix="/o/<org>/admin/chart")
+
+NONE_CHOICE = ("", "—")
+
+
+def _choices(rows):  # type: ignore[no-untyped-def]
+    return [NONE_CHOICE, *((str(c.id), c.label) for c in rows)]
+
+
+@bp.get("/")
+@admin_required
+def chart():  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    return render_template(
+        "orgchart/chart.html",
+        chart=services.get_chart(actor),
+        end_form=EndHoldingForm(),
+    )
+
+
+# --- units ---------------------------------------------------------------------------------
+
+
+def _unit_form_page(form: UnitForm, unit=None, status: int = 200):  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    form.parent_id.choices = _choices(c for c in services.unit_choices(actor) if not unit or c.id != unit.id)
+    positions = []
+    if unit is not None:
+        chart = services.get_chart(actor)
+        positions = [p for p in chart.positions.values() if p.unit_id == unit.id and p.active]
+    form.head_position_id.choices = [NONE_CHOICE, *((str(p.id), f"{p.code} — {p.title}") for p in positions)]
+    return render_template("orgchart/unit_form.html", form=form, unit=unit), status
+
+
+@bp.route("/units/new", methods=["GET", "POST"])
+@admin_required
+def new_unit():  # type: ignore[no-untyped-def]
+    form = UnitForm()
+    if request.method == "GET":
+        return _unit_form_page(form)
+    if form.validate_on_submit():
+        try:
+            services.create_unit(
+                current_actor(), code=form.code.data, name=form.name.data, parent_id=form.parent_id.data
+            )
+        except DomainError as error:
+            attach_error(form, error)
+        else:
+            flash(_("Unit created."), "success")
+            return redirect(url_for("orgchart.chart"))
+    return _unit_form_page(form, status=422)
+
+
+@bp.route("/units/<int:unit_id>", methods=["GET", "POST"])
+@admin_required
+def edit_unit(unit_id: int):  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    unit = services.get_unit(actor, unit_id)
+    form = UnitForm(obj=unit)
+    if request.method == "GET":
+        return _unit_form_page(form, unit)
+    if form.validate_on_submit():
+        try:
+            services.update_unit(
+                actor,
+                unit_id,
+                code=form.code.data,
+                name=form.name.data,
+                parent_id=form.parent_id.data,
+                head_position_id=form.head_position_id.data,
+            )
+        except DomainError as error:
+            attach_error(form, error)
+        else:
+            flash(_("Unit saved."), "success")
+            return redirect(url_for("orgchart.chart"))
+    return _unit_form_page(form, unit, status=422)
+
+
+# --- positions -----------------------------------------------------------------------------
+
+
+def _position_form_page(form: PositionForm, position=None, status: int = 200):  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    form.unit_id.choices = _choices(services.unit_choices(actor))
+    form.reports_to_id.choices = _choices(
+        c for c in services.position_choices(actor) if not position or c.id != position.id
+    )
+    return render_template("orgchart/position_form.html", form=form, position=position), status
+
+
+@bp.route("/positions/new", methods=["GET", "POST"])
+@admin_required
+def new_position():  # type: ignore[no-untyped-def]
+    form = PositionForm()
+    if request.method == "GET":
+        form.unit_id.data = request.args.get("unit_id", type=int)
+        return _position_form_page(form)
+    if form.validate_on_submit():
+        try:
+            services.create_position(
+                current_actor(),
+                code=form.code.data,
+                title=form.title.data,
+                unit_id=form.unit_id.data,
+                reports_to_id=form.reports_to_id.data,
+            )
+        except DomainError as error:
+            attach_error(form, error)
+        else:
+            flash(_("Position created."), "success")
+            return redirect(url_for("orgchart.chart"))
+    return _position_form_page(form, status=422)
+
+
+@bp.route("/positions/<int:position_id>", methods=["GET", "POST"])
+@admin_required
+def edit_position(position_id: int):  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    position = services.get_position(actor, position_id)
+    form = PositionForm(obj=position)
+    if request.method == "GET":
+        return _position_form_page(form, position)
+    if form.validate_on_submit():
+        try:
+            services.update_position(
+                actor,
+                position_id,
+                code=form.code.data,
+                title=form.title.data,
+                unit_id=form.unit_id.data,
+                reports_to_id=form.reports_to_id.data,
+                active=form.active.data,
+            )
+        except DomainError as error:
+            attach_error(form, error)
+        else:
+            flash(_("Position saved."), "success")
+            return redirect(url_for("orgchart.chart"))
+    return _position_form_page(form, position, status=422)
+
+
+# --- holdings ------------------------------------------------------------------------------
+
+
+def _holding_form_page(form: HoldingForm, status: int = 200):  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    form.member_id.choices = _choices(services.member_choices(actor))
+    form.position_id.choices = _choices(services.position_choices(actor))
+    return render_template("orgchart/holding_form.html", form=form), status
+
+
+@bp.route("/holdings/new", methods=["GET", "POST"])
+@admin_required
+def new_holding():  # type: ignore[no-untyped-def]
+    form = HoldingForm()
+    if request.method == "GET":
+        form.position_id.data = request.args.get("position_id", type=int)
+        return _holding_form_page(form)
+    if form.validate_on_submit():
+        try:
+            services.assign_position(
+                current_actor(),
+                member_id=form.member_id.data,
+                position_id=form.position_id.data,
+                kind=form.kind.data,
+                valid_from=form.valid_from.data,
+                valid_to=form.valid_to.data,
+            )
+        except DomainError as error:
+            attach_error(form, error)
+        else:
+            flash(_("Seat assigned."), "success")
+            return redirect(url_for("orgchart.chart"))
+    return _holding_form_page(form, status=422)
+
+
+@bp.post("/holdings/<int:holding_id>/end")
+@admin_required
+def end_holding(holding_id: int):  # type: ignore[no-untyped-def]
+    form = EndHoldingForm()
+    if form.validate_on_submit():
+        try:
+            services.end_holding(current_actor(), holding_id, last_day=form.last_day.data)
+        except DomainError as error:
+            flash(message_for(error), "error")
+        else:
+            flash(_("Holding ended."), "success")
+    else:
+        flash(_("The last day is not a valid date."), "error")
+    return redirect(url_for("orgchart.chart"))
+
+
+# --- CSV import ----------------------------------------------------------------------------
+
+
+@bp.route("/import", methods=["GET", "POST"])
+@admin_required
+def import_csv():  # type: ignore[no-untyped-def]
+    form = ImportForm()
+    context = {"form": form, "columns": csv_import.COLUMNS, "row_errors": [], "result": None}
+    if request.method == "GET":
+        return render_template("orgchart/import.html", **context)
+    if not form.validate_on_submit():
+        return render_template("orgchart/import.html", **context), 422
+    try:
+        context["result"] = csv_import.import_csv(current_actor(), form.kind.data, form.file.data.read())
+    except RowErrors as error:
+        context["summary"] = message_for(error)
+        context["row_errors"] = [(e, message_for(e)) for e in error.rows]
+        return render_template("orgchart/import.html", **context), 422
+    except DomainError as error:
+        attach_error(form, error)
+        return render_template("orgchart/import.html", **context), 422
+    return render_template("orgchart/import.html", **context)

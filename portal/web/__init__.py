@@ -1,0 +1,1 @@
+"""Flask glue shared by every feature: tenancy, auth, errors, security headers, i18n."""

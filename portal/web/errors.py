@@ -1,0 +1,88 @@
+"""The one place where refusals become HTTP answers.
+
+HTML pages get a page with the message; htmx requests get a fragment (and a 200-range
+swap is not attempted for errors, htmx shows it in the error target); JSON clients get
+``{"error": {"code", "message", "details"}}``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, jsonify, render_template, request
+from flask_babel import gettext
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+
+from portal.domain.errors import Conflict, DomainError, Forbidden, NotFound
+from portal.web.messages import message_for
+
+log = logging.getLogger(__name__)
+
+STATUS_BY_CODE = {
+    "login_throttled": 429,
+    "tenant_not_set": 500,
+    "cross_tenant_write": 403,
+}
+
+
+def status_for(error: DomainError) -> int:
+    if isinstance(error, NotFound):
+        return 404
+    if isinstance(error, Forbidden):
+        return 403
+    if isinstance(error, Conflict):
+        return 409
+    return STATUS_BY_CODE.get(error.code, 422)
+
+
+def _wants_json() -> bool:
+    best = request.accept_mimetypes.best_match(["application/json", "text/html"])
+    return request.path.startswith("/api/") or best == "application/json"
+
+
+def _answer(status: int, code: str, message: str, details: dict | None = None):  # type: ignore[no-untyped-def]
+    if _wants_json():
+        return jsonify(error={"code": code, "message": message, "details": details or {}}), status
+    if request.headers.get("HX-Request") == "true":
+        return render_template("errors/_fragment.html", message=message, code=code), status
+    return render_template("errors/page.html", status=status, message=message, code=code), status
+
+
+def init_errors(app: Flask) -> None:
+    @app.errorhandler(DomainError)
+    def _domain_error(error: DomainError):  # type: ignore[no-untyped-def]
+        status = status_for(error)
+        if status == 404:
+            return _answer(404, "not_found", gettext("Page not found."))
+        return _answer(status, error.code, message_for(error), error.params)
+
+    @app.errorhandler(CSRFError)
+    def _csrf_error(error: CSRFError):  # type: ignore[no-untyped-def]
+        return _answer(
+            400,
+            "csrf_failed",
+            gettext("Your form expired or came from another site. Reload the page and try again."),
+        )
+
+    @app.errorhandler(HTTPException)
+    def _http_error(error: HTTPException):  # type: ignore[no-untyped-def]
+        if error.code is not None and error.code < 400:
+            return error
+        messages = {
+            400: gettext("The request could not be understood."),
+            403: gettext("You are not allowed to do that."),
+            404: gettext("Page not found."),
+            405: gettext("That action is not available here."),
+            413: gettext("The upload is too large."),
+            429: gettext("Too many requests. Please wait a moment."),
+        }
+        status = error.code or 500
+        return _answer(status, f"http_{status}", messages.get(status, error.description or ""))
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception):  # type: ignore[no-untyped-def]
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        if app.testing and app.config.get("PROPAGATE_UNEXPECTED", True):
+            raise error
+        return _answer(500, "internal_error", gettext("Something went wrong on our side."))

@@ -1,0 +1,18 @@
+"""Putting service refusals beside the form field they concern."""
+
+from __future__ import annotations
+
+from flask_wtf import FlaskForm
+
+from portal.domain.errors import DomainError
+from portal.web.messages import message_for
+
+
+def attach_error(form: FlaskForm, error: DomainError) -> None:
+    message = message_for(error)
+    field = getattr(form, error.field, None) if error.field else None
+    if field is not None and hasattr(field, "errors"):
+        # WTForms gives a tuple until validate() runs; make it a list we can extend.
+        field.errors = [*field.errors, message]
+    else:
+        form.form_errors.append(message)

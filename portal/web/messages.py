@@ -1,0 +1,15 @@
+"""Turning a DomainError into a sentence in the reader's language."""
+
+from __future__ import annotations
+
+from flask_babel import gettext
+
+from portal.domain.errors import DomainError, RowError
+from portal.domain.messages import MESSAGES
+
+
+def message_for(error: DomainError | RowError) -> str:
+    template = MESSAGES.get(error.code)
+    if template is None:
+        return gettext("Something went wrong (%(code)s).", code=error.code)
+    return gettext(template, **error.params)
