@@ -189,11 +189,19 @@ def _set_database_tenant(session: Session, _txn: Any, connection: Connection) ->
     )
 
 
-def _enable_sqlite_foreign_keys(dbapi_connection: Any, _record: Any) -> None:
+def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
+    # Let SQLAlchemy, not the sqlite3 module, decide when transactions begin, so that
+    # SAVEPOINTs behave (the driver's implicit BEGIN would otherwise break them).
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers do not block the writer
     cursor.close()
+
+
+def _begin_sqlite_transaction(conn: Connection) -> None:
+    conn.exec_driver_sql("BEGIN")
 
 
 def make_engine(url: str, *, pool_size: int = 5, **kwargs: Any) -> Engine:
@@ -202,7 +210,8 @@ def make_engine(url: str, *, pool_size: int = 5, **kwargs: Any) -> Engine:
             kwargs.setdefault("poolclass", StaticPool)
         kwargs.setdefault("connect_args", {"check_same_thread": False})
         engine = create_engine(url, **kwargs)
-        event.listen(engine, "connect", _enable_sqlite_foreign_keys)
+        event.listen(engine, "connect", _configure_sqlite_connection)
+        event.listen(engine, "begin", _begin_sqlite_transaction)
         return engine
     kwargs.setdefault("pool_pre_ping", True)
     return create_engine(url, pool_size=pool_size, max_overflow=pool_size * 2, **kwargs)

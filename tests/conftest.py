@@ -1,0 +1,201 @@
+"""Test harness: real PostgreSQL + Redis when reachable, SQLite + fakeredis otherwise.
+
+``PORTAL_TEST_BACKEND`` picks explicitly (``services`` or ``embedded``);
+``PORTAL_TEST_REQUIRE_SERVICES=1`` turns a missing PostgreSQL or Redis into a failure.
+Each test runs inside one outer transaction that is rolled back at the end; every unit
+of work inside it becomes a SAVEPOINT, so services commit as they would in production.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, make_url, pool, text
+
+from portal.config import Settings
+from portal.core import migrate
+from portal.core.clock import clock
+from portal.core.db import db
+from portal.core.queue import redis_holder
+
+TEST_DB_NAME = "countersign_test"
+OWNER_ROLE = "countersign_test_owner"
+APP_ROLE = "countersign_test_app"
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str  # "services" or "embedded"
+    app_url: str
+    owner_url: str
+    redis_url: str
+    admin_url: str = ""
+
+    @property
+    def postgres(self) -> bool:
+        return self.name == "services"
+
+
+def _admin_url() -> str:
+    return os.environ.get(
+        "PORTAL_TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+    )
+
+
+def _redis_url() -> str:
+    return os.environ.get("PORTAL_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def _services_reachable() -> str | None:
+    """None when PostgreSQL and Redis both answer; otherwise what is missing."""
+    import redis
+
+    try:
+        engine = create_engine(_admin_url(), poolclass=pool.NullPool, connect_args={"connect_timeout": 3})
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except Exception as exc:
+        return f"PostgreSQL at {_admin_url()}: {exc.__class__.__name__}"
+    try:
+        redis.Redis.from_url(_redis_url(), socket_connect_timeout=3).ping()
+    except Exception as exc:
+        return f"Redis at {_redis_url()}: {exc.__class__.__name__}"
+    return None
+
+
+def _choose_backend_name() -> str:
+    chosen = os.environ.get("PORTAL_TEST_BACKEND", "auto")
+    if chosen in {"services", "embedded"}:
+        return chosen
+    missing = _services_reachable()
+    if missing is None:
+        return "services"
+    if os.environ.get("PORTAL_TEST_REQUIRE_SERVICES") == "1":
+        raise pytest.UsageError(f"PORTAL_TEST_REQUIRE_SERVICES=1 but {missing} is not reachable")
+    return "embedded"
+
+
+def create_postgres_database(name: str) -> tuple[str, str]:
+    """A fresh database owned by the owner role, migrated, with the app role granted.
+
+    Returns (app_url, owner_url). The roles are created when missing: the owner runs
+    migrations; the app role owns nothing and cannot bypass row-level security.
+    """
+    admin = make_url(_admin_url())
+    engine = create_engine(admin, poolclass=pool.NullPool, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        for role, extra in ((OWNER_ROLE, ""), (APP_ROLE, " NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE")):
+            exists = conn.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).scalar()
+            if not exists:
+                conn.execute(text(f"CREATE ROLE {role} LOGIN{extra}"))
+        conn.execute(
+            text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = :d AND pid <> pg_backend_pid()"
+            ),
+            {"d": name},
+        )
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        conn.execute(text(f'CREATE DATABASE "{name}" OWNER {OWNER_ROLE}'))
+    engine.dispose()
+    owner_url = admin.set(username=OWNER_ROLE, password=None, database=name)
+    app_url = admin.set(username=APP_ROLE, password=None, database=name)
+    owner = owner_url.render_as_string(hide_password=False)
+    app = app_url.render_as_string(hide_password=False)
+    # PostgreSQL 15 no longer lets every role create in schema public; the owner of
+    # the database gets it explicitly.
+    engine = create_engine(admin.set(database=name), poolclass=pool.NullPool, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f"ALTER SCHEMA public OWNER TO {OWNER_ROLE}"))
+    engine.dispose()
+    migrate.upgrade(owner, app)
+    return app, owner
+
+
+def create_sqlite_database(path: Path) -> str:
+    url = f"sqlite:///{path}"
+    migrate.upgrade(url)
+    return url
+
+
+@pytest.fixture(scope="session")
+def backend(tmp_path_factory: pytest.TempPathFactory) -> Backend:
+    name = _choose_backend_name()
+    if name == "services":
+        app_url, owner_url = create_postgres_database(TEST_DB_NAME)
+        return Backend(name, app_url, owner_url, _redis_url(), _admin_url())
+    url = create_sqlite_database(tmp_path_factory.mktemp("db") / "test.sqlite3")
+    return Backend(name, url, url, "")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"portal test backend: {os.environ.get('PORTAL_TEST_BACKEND', 'auto')}"
+
+
+@pytest.fixture(scope="session")
+def settings(backend: Backend, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return Settings(
+        env="test",
+        instance_dir=tmp_path_factory.mktemp("instance"),
+        database_url=backend.app_url,
+        migrate_database_url=backend.owner_url,
+        redis_url=backend.redis_url,
+        secret_key="test-secret-key-not-for-production",
+        embedded_worker=False,
+        testing=True,
+        db_pool_size=2,
+    )
+
+
+@pytest.fixture(scope="session")
+def app(settings: Settings):  # type: ignore[no-untyped-def]
+    from portal.app import create_app
+
+    application = create_app(settings)
+    application.config["WTF_CSRF_ENABLED"] = True
+    return application
+
+
+@pytest.fixture(autouse=True)
+def _isolated(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test that touches the app runs in a transaction rolled back at the end."""
+    if "app" not in request.fixturenames and "committed" not in request.fixturenames:
+        yield
+        return
+    if "committed" in request.fixturenames:
+        yield  # the test commits for real and cleans up itself
+        return
+    request.getfixturevalue("app")
+    assert db.engine is not None
+    connection = db.engine.connect()
+    outer = connection.begin()
+    db.pin_to(connection)
+    redis_holder.get().flushdb()
+    try:
+        yield
+    finally:
+        clock.unfreeze()
+        db.pin_to(None)
+        outer.rollback()
+        connection.close()
+
+
+@pytest.fixture
+def committed(app):  # type: ignore[no-untyped-def]
+    """Marks a test that commits for real (several connections, threads, pools)."""
+    redis_holder.get().flushdb()
+    yield
+    clock.unfreeze()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "/e2e/" in str(item.fspath):
+            item.add_marker(pytest.mark.e2e)
+
+
+pytest_plugins = ["tests.factories"]
