@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from flask import Flask
 
-from portal.config import REPO_ROOT, STATIC_DIR, TEMPLATES_DIR, TRANSLATIONS_DIR, Settings, resolve_secret_key
+from portal.config import (
+    REPO_ROOT,
+    STATIC_DIR,
+    TEMPLATES_DIR,
+    TRANSLATIONS_DIR,
+    Settings,
+    resolve_secret_key,
+)
 from portal.core.queue import EmbeddedWorker, redis_holder
 from portal.extensions import babel, csrf, db, htmx, login_manager
 
@@ -69,11 +76,15 @@ def _register_web(app: Flask, settings: Settings) -> None:
     redis = redis_holder.get()
     app.extensions["portal.login_throttle"] = LoginThrottle(
         by_account=FailureWindow(
-            redis, "login-fail:account", settings.login_max_failures_per_account,
+            redis,
+            "login-fail:account",
+            settings.login_max_failures_per_account,
             settings.login_throttle_seconds,
         ),
         by_address=FailureWindow(
-            redis, "login-fail:address", settings.login_max_failures_per_address,
+            redis,
+            "login-fail:address",
+            settings.login_max_failures_per_address,
             settings.login_throttle_seconds,
         ),
     )

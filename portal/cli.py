@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
@@ -74,7 +73,12 @@ def db_downgrade(revision: str) -> None:
 @click.password_option("--admin-password", help="Password of the first admin (prompted).")
 @with_appcontext
 def create_org(
-    slug: str, name: str, currency: str, locale: str, admin_email: str, admin_name: str,
+    slug: str,
+    name: str,
+    currency: str,
+    locale: str,
+    admin_email: str,
+    admin_name: str,
     admin_password: str,
 ) -> None:
     """Create an organization with its first admin."""
@@ -84,7 +88,9 @@ def create_org(
     from portal.web.messages import message_for
 
     try:
-        org = services.create_organization(slug, name, base_currency=currency, default_locale=locale)
+        org = services.create_organization(
+            slug, name, base_currency=currency, default_locale=locale
+        )
         if services.find_user(admin_email) is None:
             services.create_user(admin_email, admin_name, admin_password)
         system = SystemActor(org_id=org.id, org_slug=org.slug)
@@ -114,16 +120,18 @@ def seed_demo_command() -> None:
 @with_appcontext
 def demo(host: str, port: int, no_serve: bool) -> None:
     """Migrate, seed `acme`, and serve the portal with the embedded queue."""
+    from portal.core.health import ping
     from portal.core.migrate import upgrade
     from portal.core.queue import enqueue
-    from portal.core.health import ping
     from portal.demo import DEMO_PASSWORD, PEOPLE, seed_demo
 
     settings = _settings()
     settings.instance_dir.mkdir(parents=True, exist_ok=True)
     upgrade(settings.migrate_database_url)
     seeded = seed_demo()
-    click.echo("Seeded the demo organization acme." if seeded else "Demo organization acme kept as it was.")
+    click.echo(
+        "Seeded the demo organization acme." if seeded else "Demo organization acme kept as it was."
+    )
     click.echo(f"\nDemo logins (password for all: {DEMO_PASSWORD}):")
     for person in PEOPLE:
         roles = f" [{', '.join(person.roles)}]" if person.roles else ""
@@ -149,8 +157,12 @@ def worker(queue_name: str, burst: bool) -> None:
     from portal.core.worker import PortalWorker
 
     if redis_holder.embedded:
-        raise click.ClickException("PORTAL_REDIS_URL is not set; the demo runs its worker in-process")
-    PortalWorker([queue_name], connection=redis_holder.get()).work(burst=burst, logging_level="INFO")
+        raise click.ClickException(
+            "PORTAL_REDIS_URL is not set; the demo runs its worker in-process"
+        )
+    PortalWorker([queue_name], connection=redis_holder.get()).work(
+        burst=burst, logging_level="INFO"
+    )
 
 
 @main.command("scheduler")

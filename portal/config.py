@@ -80,8 +80,12 @@ class Settings:
             default_locale=env.get("PORTAL_DEFAULT_LOCALE", "en"),
             db_pool_size=int(env.get("PORTAL_DB_POOL_SIZE", "5")),
             embedded_worker=_flag(env.get("PORTAL_EMBEDDED_WORKER"), not redis_url),
-            login_max_failures_per_account=int(env.get("PORTAL_LOGIN_MAX_FAILURES_PER_ACCOUNT", "5")),
-            login_max_failures_per_address=int(env.get("PORTAL_LOGIN_MAX_FAILURES_PER_ADDRESS", "20")),
+            login_max_failures_per_account=int(
+                env.get("PORTAL_LOGIN_MAX_FAILURES_PER_ACCOUNT", "5")
+            ),
+            login_max_failures_per_address=int(
+                env.get("PORTAL_LOGIN_MAX_FAILURES_PER_ADDRESS", "20")
+            ),
             login_throttle_seconds=int(env.get("PORTAL_LOGIN_THROTTLE_SECONDS", "900")),
         )
 

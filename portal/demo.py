@@ -100,5 +100,7 @@ def seed_demo() -> bool:
         member = accounts.create_member(
             system, email=person.email, name=person.name, roles=person.roles
         ).member
-        chart.assign_position(system, member_id=member.id, position_id=position_ids[person.position])
+        chart.assign_position(
+            system, member_id=member.id, position_id=position_ids[person.position]
+        )
     return True

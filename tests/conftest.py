@@ -55,7 +55,9 @@ def _services_reachable() -> str | None:
     import redis
 
     try:
-        engine = create_engine(_admin_url(), poolclass=pool.NullPool, connect_args={"connect_timeout": 3})
+        engine = create_engine(
+            _admin_url(), poolclass=pool.NullPool, connect_args={"connect_timeout": 3}
+        )
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
     except Exception as exc:
@@ -88,8 +90,13 @@ def create_postgres_database(name: str) -> tuple[str, str]:
     admin = make_url(_admin_url())
     engine = create_engine(admin, poolclass=pool.NullPool, isolation_level="AUTOCOMMIT")
     with engine.connect() as conn:
-        for role, extra in ((OWNER_ROLE, ""), (APP_ROLE, " NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE")):
-            exists = conn.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).scalar()
+        for role, extra in (
+            (OWNER_ROLE, ""),
+            (APP_ROLE, " NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE"),
+        ):
+            exists = conn.execute(
+                text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}
+            ).scalar()
             if not exists:
                 conn.execute(text(f"CREATE ROLE {role} LOGIN{extra}"))
         conn.execute(
@@ -108,7 +115,9 @@ def create_postgres_database(name: str) -> tuple[str, str]:
     app = app_url.render_as_string(hide_password=False)
     # PostgreSQL 15 no longer lets every role create in schema public; the owner of
     # the database gets it explicitly.
-    engine = create_engine(admin.set(database=name), poolclass=pool.NullPool, isolation_level="AUTOCOMMIT")
+    engine = create_engine(
+        admin.set(database=name), poolclass=pool.NullPool, isolation_level="AUTOCOMMIT"
+    )
     with engine.connect() as conn:
         conn.execute(text(f"ALTER SCHEMA public OWNER TO {OWNER_ROLE}"))
     engine.dispose()

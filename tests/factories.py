@@ -47,8 +47,14 @@ def make_org(app) -> Callable[..., Organization]:  # type: ignore[no-untyped-def
 
 @pytest.fixture
 def make_member(app) -> Callable[..., Person]:  # type: ignore[no-untyped-def]
-    def make(org: Organization, name: str | None = None, *, roles: tuple[str, ...] = (),
-             email: str | None = None, locale: str | None = None) -> Person:
+    def make(
+        org: Organization,
+        name: str | None = None,
+        *,
+        roles: tuple[str, ...] = (),
+        email: str | None = None,
+        locale: str | None = None,
+    ) -> Person:
         n = next(_counter)
         name = name or f"Member {n}"
         email = email or f"{name.split()[0].lower()}.{n}@example.test"

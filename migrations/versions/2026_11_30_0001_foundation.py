@@ -69,9 +69,7 @@ def upgrade() -> None:
         sa.Column(
             "user_id",
             ID,
-            sa.ForeignKey(
-                "app_user.id", ondelete="CASCADE", name="fk_membership_user_id_app_user"
-            ),
+            sa.ForeignKey("app_user.id", ondelete="CASCADE", name="fk_membership_user_id_app_user"),
             nullable=False,
         ),
         sa.Column("roles", sa.JSON(), nullable=False),
@@ -116,9 +114,7 @@ def upgrade() -> None:
         sa.UniqueConstraint("org_id", "id", name="uq_position_org_id_id"),
         sa.UniqueConstraint("org_id", "code", name="uq_position_org_id_code"),
         _tenant_fk("unit_id", "org_unit", name="fk_position_org_id_unit_id_org_unit"),
-        _tenant_fk(
-            "reports_to_id", "position", name="fk_position_org_id_reports_to_id_position"
-        ),
+        _tenant_fk("reports_to_id", "position", name="fk_position_org_id_reports_to_id_position"),
         sa.CheckConstraint(
             "reports_to_id IS NULL OR reports_to_id <> id", name="ck_position_not_own_superior"
         ),

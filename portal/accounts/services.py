@@ -98,7 +98,9 @@ def authenticate(email: str, password: str, *, address: str, throttle: LoginThro
     and per address; past the limit both are refused until the window ends.
     """
     account_key = email.strip().lower()
-    wait = max(throttle.by_account.blocked_for(account_key), throttle.by_address.blocked_for(address))
+    wait = max(
+        throttle.by_account.blocked_for(account_key), throttle.by_address.blocked_for(address)
+    )
     if wait:
         raise DomainError("login_throttled", minutes=max(1, -(-wait // 60)))
     with platform_work() as uow:
@@ -127,9 +129,7 @@ def end_sessions(user_id: int) -> None:
     """Invalidate every session of this user (sign-out)."""
     with platform_work(user_id=user_id) as uow:
         uow.session.execute(
-            update(User)
-            .where(User.id == user_id)
-            .values(session_version=User.session_version + 1)
+            update(User).where(User.id == user_id).values(session_version=User.session_version + 1)
         )
 
 
@@ -295,7 +295,9 @@ def add_member_in(session, *, email: str, name: str, roles: list[str]) -> NewMem
 
 
 def _active_admin_ids(session) -> set[int]:  # type: ignore[no-untyped-def]
-    rows = session.execute(select(Membership.id, Membership.roles).where(Membership.active.is_(True)))
+    rows = session.execute(
+        select(Membership.id, Membership.roles).where(Membership.active.is_(True))
+    )
     return {mid for mid, roles in rows if Role.ADMIN in roles}
 
 

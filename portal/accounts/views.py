@@ -147,7 +147,9 @@ def set_roles(member_id: int):  # type: ignore[no-untyped-def]
             flash(_("Roles saved."), "success")
             return redirect(url_for("members.member", member_id=member_id))
     row = services.get_member(actor, member_id)
-    return render_template("accounts/member.html", member=row, form=form, confirm=ConfirmForm()), 422
+    return render_template(
+        "accounts/member.html", member=row, form=form, confirm=ConfirmForm()
+    ), 422
 
 
 def _status_change(member_id: int, change, done_message: str):  # type: ignore[no-untyped-def]

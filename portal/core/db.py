@@ -26,7 +26,6 @@ from sqlalchemy import (
     event,
     text,
 )
-from sqlalchemy.types import TypeDecorator
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import (
     DeclarativeBase,
@@ -39,6 +38,7 @@ from sqlalchemy.orm import (
     with_loader_criteria,
 )
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.types import TypeDecorator
 
 from portal.domain.errors import DomainError
 
@@ -185,7 +185,10 @@ def _set_database_tenant(session: Session, _txn: Any, connection: Connection) ->
             "SELECT set_config('app.current_org', :org, true),"
             " set_config('app.current_user', :user, true)"
         ),
-        {"org": "" if org_id is None else str(org_id), "user": "" if user_id is None else str(user_id)},
+        {
+            "org": "" if org_id is None else str(org_id),
+            "user": "" if user_id is None else str(user_id),
+        },
     )
 
 
@@ -269,10 +272,10 @@ __all__ = [
     "Base",
     "CrossTenantWrite",
     "Database",
-    "UtcDateTime",
-    "db",
     "Id",
     "TenantNotSet",
     "TenantScoped",
+    "UtcDateTime",
+    "db",
     "tenant_fk",
 ]

@@ -72,7 +72,9 @@ class EmbeddedWorker:
             [Queue(q, connection=self.connection) for q in self.queues],
             connection=self.connection,
         )
-        self._thread = threading.Thread(target=self._run, name="portal-embedded-worker", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name="portal-embedded-worker", daemon=True
+        )
         self._thread.start()
 
     def _run(self) -> None:

@@ -54,7 +54,9 @@ def grant_app_role_sql(role: str, tables: list[str]) -> list[str]:
             statements.append(f"REVOKE ALL ON {t} FROM {r}")
             continue
         statements.append(f"REVOKE ALL ON {t} FROM {r}")
-        privileges = "SELECT, INSERT" if t in APPEND_ONLY_TABLES else "SELECT, INSERT, UPDATE, DELETE"
+        privileges = (
+            "SELECT, INSERT" if t in APPEND_ONLY_TABLES else "SELECT, INSERT, UPDATE, DELETE"
+        )
         statements.append(f"GRANT {privileges} ON {t} TO {r}")
     statements.append(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {r}")
     return statements

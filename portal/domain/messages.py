@@ -18,7 +18,9 @@ MESSAGES: dict[str, str] = {
     "admin_required": N_("Only an organization admin can do that."),
     "tenant_not_set": N_("No organization was selected for this request."),
     "cross_tenant_write": N_("That belongs to another organization."),
-    "csrf_failed": N_("Your form expired or came from another site. Reload the page and try again."),
+    "csrf_failed": N_(
+        "Your form expired or came from another site. Reload the page and try again."
+    ),
     "session_expired": N_("Your session has ended. Please sign in again."),
     "bad_request": N_("The request could not be understood."),
     # sign-in
@@ -32,7 +34,9 @@ MESSAGES: dict[str, str] = {
     "invalid_email": N_("“%(email)s” is not a valid email address."),
     "duplicate_email": N_("%(email)s is already a member of this organization."),
     "unknown_role": N_("“%(role)s” is not a role."),
-    "last_admin": N_("An organization needs at least one active admin; this change would leave none."),
+    "last_admin": N_(
+        "An organization needs at least one active admin; this change would leave none."
+    ),
     "cannot_deactivate_self": N_("You cannot deactivate your own membership."),
     "member_inactive": N_("%(name)s's membership is inactive."),
     "name_required": N_("A name is required."),
@@ -43,13 +47,17 @@ MESSAGES: dict[str, str] = {
     "unknown_position": N_("There is no position with the code “%(code)s”."),
     "unknown_member": N_("There is no member with the email “%(email)s”."),
     "reports_to_self": N_("A position cannot report to itself."),
-    "reporting_cycle": N_("%(position)s cannot report to %(superior)s: that would make a reporting cycle."),
+    "reporting_cycle": N_(
+        "%(position)s cannot report to %(superior)s: that would make a reporting cycle."
+    ),
     "unit_parent_self": N_("A unit cannot be its own parent."),
     "unit_cycle": N_("%(unit)s cannot sit under %(parent)s: that would make a cycle of units."),
     "head_outside_unit": N_("The head position must belong to the unit it heads."),
     "position_retired": N_("The position %(code)s is retired."),
     "dates_out_of_order": N_("The end date must not be before the start date."),
-    "overlapping_primary": N_("%(name)s already has a primary position from %(start)s; end it first or make this one secondary."),
+    "overlapping_primary": N_(
+        "%(name)s already has a primary position from %(start)s; end it first or make this one secondary."
+    ),
     "invalid_holding_kind": N_("A holding is either primary or secondary."),
     "invalid_date": N_("“%(value)s” is not a date (use YYYY-MM-DD)."),
     "holding_already_ended": N_("That holding has already ended."),

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 
-def would_form_cycle(parent_of: Mapping[int, int | None], node: int, new_parent: int | None) -> bool:
+def would_form_cycle(
+    parent_of: Mapping[int, int | None], node: int, new_parent: int | None
+) -> bool:
     """Whether pointing ``node`` at ``new_parent`` closes a loop.
 
     ``parent_of`` is the current edge set (reports-to between positions, or parent

@@ -71,7 +71,9 @@ def parse_csv(data: bytes, kind: str) -> list[tuple[int, Row]]:
         for raw in reader:
             if len(rows) >= MAX_ROWS:
                 raise DomainError("csv_too_large", field="file", limit=MAX_ROWS)
-            cells = {k: (v or "").strip() for k, v in raw.items() if k is not None and k in COLUMNS[kind]}
+            cells = {
+                k: (v or "").strip() for k, v in raw.items() if k is not None and k in COLUMNS[kind]
+            }
             if any(cells.values()):
                 rows.append((reader.line_num, cells))
     except csv.Error as exc:
@@ -111,7 +113,9 @@ def _required(errors: list[RowError], row: int, cells: Row, columns: tuple[str, 
     return ok
 
 
-def _unique_in_file(errors: list[RowError], seen: dict[str, int], row: int, column: str, value: str) -> None:
+def _unique_in_file(
+    errors: list[RowError], seen: dict[str, int], row: int, column: str, value: str
+) -> None:
     key = value.lower()
     if key in seen:
         errors.append(RowError(row, "duplicate_in_file", column, value=value))
@@ -152,7 +156,9 @@ def _import_units(session: Session, rows: list[tuple[int, Row]], errors: list[Ro
     looped = cycle_members(parent_of)
     for row, code, _, parent in parsed:
         if ids[code] in looped and parent != code:
-            errors.append(RowError(row, "unit_cycle", "parent_code", unit=code, parent=parent or ""))
+            errors.append(
+                RowError(row, "unit_cycle", "parent_code", unit=code, parent=parent or "")
+            )
 
     def apply() -> ImportResult:
         result = ImportResult()
@@ -204,7 +210,9 @@ def _import_positions(session: Session, rows: list[tuple[int, Row]], errors: lis
         if code is None or title is None or heads is None:
             continue
         _unique_in_file(errors, seen, row, "code", code)  # type: ignore[arg-type]
-        parsed.append((row, code, title, unit_code, cells.get("reports_to_code") or None, bool(heads)))  # type: ignore[arg-type]
+        parsed.append(
+            (row, code, title, unit_code, cells.get("reports_to_code") or None, bool(heads))
+        )  # type: ignore[arg-type]
     file_codes = {p[1] for p in parsed}
     for row, code, _, _, superior, _ in parsed:
         if superior is None:
@@ -225,7 +233,13 @@ def _import_positions(session: Session, rows: list[tuple[int, Row]], errors: lis
     for row, code, _, _, superior, _ in parsed:
         if ids[code] in looped and superior != code:
             errors.append(
-                RowError(row, "reporting_cycle", "reports_to_code", position=code, superior=superior or "")
+                RowError(
+                    row,
+                    "reporting_cycle",
+                    "reports_to_code",
+                    position=code,
+                    superior=superior or "",
+                )
             )
 
     def apply() -> ImportResult:
@@ -234,7 +248,9 @@ def _import_positions(session: Session, rows: list[tuple[int, Row]], errors: lis
         for _, code, title, unit_code, _, _ in parsed:
             position = by_code.get(code)
             if position is None:
-                position = Position(code=code, title=title, unit_id=units[unit_code].id, created_at=clock.now())
+                position = Position(
+                    code=code, title=title, unit_id=units[unit_code].id, created_at=clock.now()
+                )
                 session.add(position)
                 by_code[code] = position
                 result.created += 1
@@ -300,9 +316,13 @@ def _import_members(session: Session, rows: list[tuple[int, Row]], errors: list[
         if position_code is not None:
             position = positions.get(position_code)
             if position is None:
-                errors.append(RowError(row, "unknown_position", "position_code", code=position_code))
+                errors.append(
+                    RowError(row, "unknown_position", "position_code", code=position_code)
+                )
             elif not position.active:
-                errors.append(RowError(row, "position_retired", "position_code", code=position_code))
+                errors.append(
+                    RowError(row, "position_retired", "position_code", code=position_code)
+                )
         if email is None or name is None or roles is None or kind is None:
             continue
         _unique_in_file(errors, seen, row, "email", email)  # type: ignore[arg-type]

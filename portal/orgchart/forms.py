@@ -25,14 +25,20 @@ class UnitForm(FlaskForm):
 class PositionForm(FlaskForm):
     code = StringField(_l("Code"), validators=[DataRequired(), Length(max=40)])
     title = StringField(_l("Title"), validators=[DataRequired(), Length(max=200)])
-    unit_id = SelectField(_l("Unit"), coerce=optional_id, validators=[DataRequired()], validate_choice=False)
+    unit_id = SelectField(
+        _l("Unit"), coerce=optional_id, validators=[DataRequired()], validate_choice=False
+    )
     reports_to_id = SelectField(_l("Reports to"), coerce=optional_id, validate_choice=False)
     active = BooleanField(_l("Active (a retired seat resolves to nobody)"), default=True)
 
 
 class HoldingForm(FlaskForm):
-    member_id = SelectField(_l("Member"), coerce=optional_id, validators=[DataRequired()], validate_choice=False)
-    position_id = SelectField(_l("Position"), coerce=optional_id, validators=[DataRequired()], validate_choice=False)
+    member_id = SelectField(
+        _l("Member"), coerce=optional_id, validators=[DataRequired()], validate_choice=False
+    )
+    position_id = SelectField(
+        _l("Position"), coerce=optional_id, validators=[DataRequired()], validate_choice=False
+    )
     kind = SelectField(
         _l("Kind"), choices=[("primary", _l("Primary")), ("secondary", _l("Secondary"))]
     )

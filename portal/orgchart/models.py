@@ -18,9 +18,7 @@ class OrgUnit(TenantScoped, Base):
         UniqueConstraint("org_id", "code"),
         tenant_fk("parent_id", "org_unit"),
         # Units and positions point at each other; the head key is added after both exist.
-        tenant_fk(
-            "head_position_id", "position", use_alter=True, name="fk_org_unit_head_position"
-        ),
+        tenant_fk("head_position_id", "position", use_alter=True, name="fk_org_unit_head_position"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

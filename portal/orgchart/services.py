@@ -101,7 +101,9 @@ def _tree_order(units: list[OrgUnit]) -> list[UnitView]:
                 continue
             seen.add(unit.id)
             ordered.append(
-                UnitView(unit.id, unit.code, unit.name, unit.parent_id, unit.head_position_id, depth)
+                UnitView(
+                    unit.id, unit.code, unit.name, unit.parent_id, unit.head_position_id, depth
+                )
             )
             walk(unit.id, depth + 1)
 
@@ -147,8 +149,13 @@ def get_chart(actor: Actor, as_of: date | None = None) -> ChartView:
     for holding, name, member_active in holdings:
         position_views[holding.position_id].holders.append(
             HolderView(
-                holding.id, holding.member_id, name, holding.kind,
-                holding.valid_from, holding.valid_to, member_active,
+                holding.id,
+                holding.member_id,
+                name,
+                holding.kind,
+                holding.valid_from,
+                holding.valid_to,
+                member_active,
             )
         )
         if holding.kind == HoldingKind.PRIMARY:
@@ -172,7 +179,9 @@ class Choice:
 
 def unit_choices(actor: Actor) -> list[Choice]:
     with _scoped(actor) as uow:
-        rows = uow.session.execute(select(OrgUnit.id, OrgUnit.code, OrgUnit.name).order_by(OrgUnit.code))
+        rows = uow.session.execute(
+            select(OrgUnit.id, OrgUnit.code, OrgUnit.name).order_by(OrgUnit.code)
+        )
         return [Choice(i, f"{code} — {name}") for i, code, name in rows]
 
 
@@ -234,7 +243,9 @@ def _check_unit_links(
             parents = dict(session.execute(select(OrgUnit.id, OrgUnit.parent_id)).all())
             if would_form_cycle(parents, unit_id, parent_id):
                 unit = _load(session, OrgUnit, unit_id, "unit")
-                raise DomainError("unit_cycle", field="parent_id", unit=unit.code, parent=parent.code)
+                raise DomainError(
+                    "unit_cycle", field="parent_id", unit=unit.code, parent=parent.code
+                )
     if head_position_id is not None:
         head = _load(session, Position, head_position_id, "position")
         if unit_id is None or head.unit_id != unit_id:
@@ -288,7 +299,9 @@ def _check_position_code_free(session: Session, code: str, except_id: int | None
         raise DomainError("duplicate_code", field="code", code=code)
 
 
-def _check_reports_to(session: Session, position: Position | None, reports_to_id: int | None) -> None:
+def _check_reports_to(
+    session: Session, position: Position | None, reports_to_id: int | None
+) -> None:
     if reports_to_id is None:
         return
     superior = _load(session, Position, reports_to_id, "position")
@@ -314,7 +327,11 @@ def create_position(
         _load(uow.session, OrgUnit, unit_id, "unit")
         _check_reports_to(uow.session, None, reports_to_id)
         position = Position(
-            code=code, title=title, unit_id=unit_id, reports_to_id=reports_to_id, created_at=clock.now()
+            code=code,
+            title=title,
+            unit_id=unit_id,
+            reports_to_id=reports_to_id,
+            created_at=clock.now(),
         )
         uow.session.add(position)
     return position

@@ -38,12 +38,17 @@ def chart():  # type: ignore[no-untyped-def]
 
 def _unit_form_page(form: UnitForm, unit=None, status: int = 200):  # type: ignore[no-untyped-def]
     actor = current_actor()
-    form.parent_id.choices = _choices(c for c in services.unit_choices(actor) if not unit or c.id != unit.id)
+    form.parent_id.choices = _choices(
+        c for c in services.unit_choices(actor) if not unit or c.id != unit.id
+    )
     positions = []
     if unit is not None:
         chart = services.get_chart(actor)
         positions = [p for p in chart.positions.values() if p.unit_id == unit.id and p.active]
-    form.head_position_id.choices = [NONE_CHOICE, *((str(p.id), f"{p.code} — {p.title}") for p in positions)]
+    form.head_position_id.choices = [
+        NONE_CHOICE,
+        *((str(p.id), f"{p.code} — {p.title}") for p in positions),
+    ]
     return render_template("orgchart/unit_form.html", form=form, unit=unit), status
 
 
@@ -56,7 +61,10 @@ def new_unit():  # type: ignore[no-untyped-def]
     if form.validate_on_submit():
         try:
             services.create_unit(
-                current_actor(), code=form.code.data, name=form.name.data, parent_id=form.parent_id.data
+                current_actor(),
+                code=form.code.data,
+                name=form.name.data,
+                parent_id=form.parent_id.data,
             )
         except DomainError as error:
             attach_error(form, error)
@@ -219,7 +227,9 @@ def import_csv():  # type: ignore[no-untyped-def]
     if not form.validate_on_submit():
         return render_template("orgchart/import.html", **context), 422
     try:
-        context["result"] = csv_import.import_csv(current_actor(), form.kind.data, form.file.data.read())
+        context["result"] = csv_import.import_csv(
+            current_actor(), form.kind.data, form.file.data.read()
+        )
     except RowErrors as error:
         context["summary"] = message_for(error)
         context["row_errors"] = [(e, message_for(e)) for e in error.rows]

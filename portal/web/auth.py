@@ -8,11 +8,11 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from flask import abort, g
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 
 from portal.accounts.services import load_session_user
 from portal.extensions import login_manager
-from flask_babel import lazy_gettext as _l
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,10 @@ def test_loading_another_orgs_row_by_id_finds_nothing(acme, globex):
     with unit_of_work(globex.org.id) as uow:
         assert uow.session.scalar(select(Membership).where(Membership.id == globex.admin.member_id))
     with unit_of_work(acme.org.id) as uow:
-        assert uow.session.scalar(select(Membership).where(Membership.id == globex.admin.member_id)) is None
+        assert (
+            uow.session.scalar(select(Membership).where(Membership.id == globex.admin.member_id))
+            is None
+        )
 
 
 def test_a_new_row_is_stamped_with_the_current_org_and_cannot_name_another(acme, globex):
@@ -89,7 +92,10 @@ def test_rls_refuses_writing_a_row_into_another_org(backend, acme, globex):
     )
     with unit_of_work(acme.org.id) as uow:
         uow.session.execute(insert, {"org": acme.org.id, "code": "MINE"})
-    with pytest.raises(ProgrammingError, match="row-level security"), unit_of_work(acme.org.id) as uow:
+    with (
+        pytest.raises(ProgrammingError, match="row-level security"),
+        unit_of_work(acme.org.id) as uow,
+    ):
         uow.session.execute(insert, {"org": globex.org.id, "code": "THEIRS"})
 
 
@@ -112,11 +118,15 @@ def test_every_org_scoped_table_is_covered_and_the_app_role_is_unprivileged(back
             )
         ).all()
         app_role = conn.execute(
-            text("SELECT rolsuper, rolbypassrls, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = :r"),
+            text(
+                "SELECT rolsuper, rolbypassrls, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = :r"
+            ),
             {"r": db.engine.url.username},
         ).one()
         owned = conn.execute(
-            text("SELECT count(*) FROM pg_class WHERE relowner = (SELECT oid FROM pg_roles WHERE rolname = :r)"),
+            text(
+                "SELECT count(*) FROM pg_class WHERE relowner = (SELECT oid FROM pg_roles WHERE rolname = :r)"
+            ),
             {"r": db.engine.url.username},
         ).scalar()
     owner.dispose()
@@ -154,7 +164,9 @@ def test_a_pooled_connection_never_carries_a_tenant_into_the_next_transaction(ba
                 for org in (org_a, org_b):
                     with unit_of_work(org.id) as uow:
                         assert uow.session.scalar(raw) == 1
-                        seen = uow.session.scalar(text("SELECT current_setting('app.current_org', true)"))
+                        seen = uow.session.scalar(
+                            text("SELECT current_setting('app.current_org', true)")
+                        )
                         assert seen == str(org.id)
                     with platform_work() as uow:
                         assert uow.session.scalar(raw) == 0

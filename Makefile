@@ -1,0 +1,68 @@
+# Countersign — the two commands: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PYBABEL := $(BIN)/pybabel
+LOCALES := zh ms
+
+.PHONY: demo test install install-test i18n translations lint check-imports test-services test-embedded clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Re-install only when pyproject.toml changes.
+$(VENV)/.stamp-install: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.stamp-install-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $@ $(VENV)/.stamp-install
+
+install: $(VENV)/.stamp-install
+install-test: $(VENV)/.stamp-install-test
+
+# Compiled catalogues are built, never committed.
+translations: $(VENV)/.stamp-install
+	$(PYBABEL) compile --use-fuzzy -q -d translations
+
+# Extract, merge into every catalogue, compile. Translate the new msgids, then commit the .po files.
+i18n: $(VENV)/.stamp-install
+	$(PYBABEL) extract -q -F translations/babel.cfg -k _l -k N_ --no-location --sort-output \
+		--project=Countersign -o translations/messages.pot .
+	for l in en $(LOCALES); do \
+		if [ -f translations/$$l/LC_MESSAGES/messages.po ]; then \
+			$(PYBABEL) update -q --no-fuzzy-matching -i translations/messages.pot -d translations -l $$l; \
+		else \
+			$(PYBABEL) init -q -i translations/messages.pot -d translations -l $$l; \
+		fi; \
+	done
+	$(PYBABEL) compile -q -d translations
+
+demo: install translations
+	$(BIN)/portal demo
+
+lint: install-test
+	$(BIN)/ruff check portal tests e2e migrations
+	$(BIN)/ruff format --check portal tests e2e migrations
+
+check-imports: install-test
+	$(BIN)/lint-imports
+
+# Every test on PostgreSQL + Redis (when reachable; see PORTAL_TEST_REQUIRE_SERVICES),
+# then everything but the PostgreSQL-only tests again on SQLite + fakeredis.
+test: install-test translations
+	@bash .ci/ensure-chromium
+	$(MAKE) --no-print-directory lint check-imports
+	$(MAKE) --no-print-directory test-services
+	$(MAKE) --no-print-directory test-embedded
+
+test-services:
+	$(BIN)/pytest
+
+test-embedded:
+	PORTAL_TEST_BACKEND=embedded $(BIN)/pytest tests -m "not postgres_only"
+
+clean:
+	rm -rf $(VENV) instance translations/*/LC_MESSAGES/*.mo
