@@ -14,6 +14,7 @@ from typing import Any
 import fakeredis
 from redis import Redis
 from rq import Queue, SimpleWorker
+from rq.timeouts import TimerDeathPenalty
 
 DEFAULT_QUEUE = "default"
 log = logging.getLogger(__name__)
@@ -50,9 +51,15 @@ def enqueue(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 
 class ThreadWorker(SimpleWorker):
-    """A non-forking worker that can run off the main thread (no signal handlers)."""
+    """A non-forking worker that can run off the main thread.
 
-    def _install_signal_handlers(self) -> None:  # signals belong to the main thread
+    Signals belong to the main thread, so it installs no handlers and times jobs out
+    with a timer instead of SIGALRM.
+    """
+
+    death_penalty_class = TimerDeathPenalty
+
+    def _install_signal_handlers(self) -> None:
         return None
 
 
@@ -81,6 +88,9 @@ class EmbeddedWorker:
         assert self._worker is not None
         self._worker.work(logging_level="WARNING")
 
-    def stop(self) -> None:
-        if self._worker is not None:
-            self._worker.request_stop(None, None)
+    def stop(self, timeout: float = 1.0) -> None:
+        """Finish the current job, then leave the loop (checked between dequeues)."""
+        if self._worker is None or self._thread is None:
+            return
+        self._worker._stop_requested = True
+        self._thread.join(timeout)

@@ -1,0 +1,130 @@
+"""A live portal in a separate process, on its own fresh database, driven by Chromium.
+
+The server is started the way an operator would (`portal demo --no-serve` to migrate
+and seed, then `portal run`), on a free loopback port. On a failure the page is saved
+as a screenshot under e2e/artifacts/.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import _choose_backend_name, _redis_url, create_postgres_database
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).parent / "artifacts"
+AXE = Path(__file__).parent / "vendor" / "axe-core-4.14.1" / "axe.min.js"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
+    if not Path(CHROMIUM).exists():
+        message = "Chromium is missing: apt-get install -y chromium"
+        if os.environ.get("PORTAL_TEST_REQUIRE_SERVICES") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return {
+        **browser_type_launch_args,
+        "executable_path": CHROMIUM,
+        "headless": True,
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ],
+    }
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    instance = tmp_path_factory.mktemp("e2e-instance")
+    env = {
+        **os.environ,
+        "PORTAL_INSTANCE_DIR": str(instance),
+        "PORTAL_SECRET_KEY": "e2e-secret",
+        "PORTAL_LOGIN_MAX_FAILURES_PER_ADDRESS": "1000",
+    }
+    if _choose_backend_name() == "services":
+        app_url, owner_url = create_postgres_database("countersign_test_e2e")
+        env.update(
+            PORTAL_DATABASE_URL=app_url,
+            PORTAL_MIGRATE_DATABASE_URL=owner_url,
+            PORTAL_REDIS_URL=_redis_url().rsplit("/", 1)[0] + "/14",
+        )
+    else:
+        env.update(PORTAL_DATABASE_URL=f"sqlite:///{instance / 'e2e.sqlite3'}", PORTAL_REDIS_URL="")
+    portal = [sys.executable, "-m", "portal.cli"]
+    subprocess.run([*portal, "demo", "--no-serve"], env=env, check=True, capture_output=True)
+    port = _free_port()
+    log = open(instance / "server.log", "w")  # noqa: SIM115 - closed after the server stops
+    server = subprocess.Popen(
+        [*portal, "run", "--host", "127.0.0.1", "--port", str(port), "--without-threads"],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/healthz", timeout=2) as answer:  # noqa: S310
+                    if answer.status == 200:
+                        break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError((instance / "server.log").read_text()) from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(10)
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def base_url(live_server: str) -> str:
+    return live_server
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type: ignore[no-untyped-def]
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed and "page" in item.funcargs:
+        ARTIFACTS.mkdir(exist_ok=True)
+        item.funcargs["page"].screenshot(path=str(ARTIFACTS / f"{item.name}.png"), full_page=True)
+
+
+def axe_violations(page) -> list[dict]:  # type: ignore[no-untyped-def]
+    """Serious and critical accessibility violations on the current page (axe-core)."""
+    page.add_script_tag(content=AXE.read_text())
+    results = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    return [
+        {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]}
+        for v in results["violations"]
+        if v["impact"] in {"serious", "critical"}
+    ]
+
+
+def screenshot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
