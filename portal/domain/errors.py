@@ -10,7 +10,9 @@ from typing import Any
 
 
 class DomainError(Exception):
-    def __init__(self, code: str, *, field: str | None = None, **params: Any) -> None:
+    # ``code`` is positional-only so a message parameter may also be called ``code``
+    # (``duplicate_code``, ``unknown_unit``, ...).
+    def __init__(self, code: str, /, *, field: str | None = None, **params: Any) -> None:
         super().__init__(code)
         self.code = code
         self.field = field
@@ -28,7 +30,7 @@ class NotFound(DomainError):
 
 
 class Forbidden(DomainError):
-    def __init__(self, code: str = "forbidden", **params: Any) -> None:
+    def __init__(self, code: str = "forbidden", /, **params: Any) -> None:
         super().__init__(code, **params)
 
 
@@ -47,7 +49,7 @@ class RowErrors(DomainError):
 class RowError:
     __slots__ = ("code", "column", "params", "row")
 
-    def __init__(self, row: int, code: str, column: str | None = None, **params: Any) -> None:
+    def __init__(self, row: int, code: str, column: str | None = None, /, **params: Any) -> None:
         self.row = row
         self.code = code
         self.column = column
