@@ -141,7 +141,10 @@ def demo(host: str, port: int, no_serve: bool) -> None:
     if no_serve:
         return
     click.echo(f"Serving on http://{host}:{port}/  (Ctrl+C to stop)\n")
-    current_app.run(host=host, port=port, threaded=True, use_reloader=False, debug=False)
+    # Flask ignores app.run() inside its own CLI; serve with Werkzeug directly.
+    from werkzeug.serving import run_simple
+
+    run_simple(host, port, current_app._get_current_object(), threaded=True)
 
 
 # --- workers --------------------------------------------------------------------------------

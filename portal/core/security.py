@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -34,9 +34,13 @@ def is_safe_next(target: str | None) -> bool:
     """Only same-site absolute paths: "/o/acme/inbox" yes; "//evil", "/\\evil" no."""
     if not target or not target.startswith("/"):
         return False
-    if any(ord(ch) < 0x20 or ch == "\x7f" or ch == "\\" for ch in target):
-        return False
-    if target.startswith("//"):
-        return False
+    # The path is checked as given and once decoded: "/%09/evil" or "/%5Cevil" must not
+    # become "//evil" for a proxy or browser that decodes before it resolves.
+    path = unquote(target.split("?", 1)[0].split("#", 1)[0])
+    for candidate in (target, path):
+        if any(ord(ch) < 0x20 or ch == "\x7f" or ch == "\\" for ch in candidate):
+            return False
+        if candidate.startswith("//"):
+            return False
     parts = urlsplit(target)
     return not parts.scheme and not parts.netloc

@@ -162,6 +162,10 @@ def get_chart(actor: Actor, as_of: date | None = None) -> ChartView:
             with_primary.add(holding.member_id)
     for view in position_views.values():
         by_unit[view.unit_id].positions.append(view)
+    for unit_view in unit_views:  # the head's seat first, then by title
+        unit_view.positions.sort(
+            key=lambda p, u=unit_view: (p.id != u.head_position_id, p.title.lower(), p.code)
+        )
     return ChartView(
         as_of=day,
         units=unit_views,
