@@ -25,20 +25,20 @@ install-test: $(VENV)/.stamp-install-test
 
 # Compiled catalogues are built, never committed.
 translations: $(VENV)/.stamp-install
-	$(PYBABEL) compile --use-fuzzy -q -d translations
+	$(PYBABEL) -q compile --use-fuzzy -d translations
 
 # Extract, merge into every catalogue, compile. Translate the new msgids, then commit the .po files.
 i18n: $(VENV)/.stamp-install
-	$(PYBABEL) extract -q -F translations/babel.cfg -k _l -k N_ --no-location --sort-output \
+	$(PYBABEL) -q extract -F translations/babel.cfg -k _l -k N_ -k N_plural:1,2 --no-location --sort-output \
 		--project=Countersign -o translations/messages.pot .
 	for l in en $(LOCALES); do \
 		if [ -f translations/$$l/LC_MESSAGES/messages.po ]; then \
-			$(PYBABEL) update -q --no-fuzzy-matching -i translations/messages.pot -d translations -l $$l; \
+			$(PYBABEL) -q update --no-fuzzy-matching -i translations/messages.pot -d translations -l $$l; \
 		else \
-			$(PYBABEL) init -q -i translations/messages.pot -d translations -l $$l; \
+			$(PYBABEL) -q init -i translations/messages.pot -d translations -l $$l; \
 		fi; \
 	done
-	$(PYBABEL) compile -q -d translations
+	$(PYBABEL) -q compile -d translations
 
 demo: install translations
 	$(BIN)/portal demo

@@ -102,7 +102,7 @@ def authenticate(email: str, password: str, *, address: str, throttle: LoginThro
         throttle.by_account.blocked_for(account_key), throttle.by_address.blocked_for(address)
     )
     if wait:
-        raise DomainError("login_throttled", minutes=max(1, -(-wait // 60)))
+        raise DomainError("login_throttled", num=max(1, -(-wait // 60)))
     with platform_work() as uow:
         user = uow.session.scalar(select(User).where(User.email == account_key))
         ok = verify_password(user.password_hash if user else None, password)

@@ -12,6 +12,7 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 
@@ -69,8 +70,10 @@ def login():  # type: ignore[no-untyped-def]
 @login_required
 def logout():  # type: ignore[no-untyped-def]
     services.end_sessions(current_user.id)
+    locale = str(get_locale())
     logout_user()
     session.clear()
+    session["locale"] = locale  # the sign-in page stays in the reader's language
     flash(_("You have signed out."), "info")
     return redirect(url_for("accounts.login"))
 

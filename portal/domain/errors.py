@@ -42,7 +42,7 @@ class RowErrors(DomainError):
     """Bulk input (a CSV upload) with one or more bad rows; nothing was applied."""
 
     def __init__(self, rows: list[RowError]) -> None:
-        super().__init__("bad_rows", count=len(rows))
+        super().__init__("bad_rows", num=len(rows))
         self.rows = rows
 
 

@@ -11,7 +11,13 @@ def N_(message: str) -> str:  # noqa: N802 - the conventional gettext marker nam
     return message
 
 
-MESSAGES: dict[str, str] = {
+# A plain string, or (singular, plural) for messages counted by their "num" parameter.
+def N_plural(singular: str, plural: str) -> tuple[str, str]:  # noqa: N802
+    """Marks a message counted by its ``num`` parameter (extracted as a plural entry)."""
+    return (singular, plural)
+
+
+MESSAGES: dict[str, str | tuple[str, str]] = {
     # generic
     "not_found": N_("Not found."),
     "forbidden": N_("You are not allowed to do that."),
@@ -25,7 +31,10 @@ MESSAGES: dict[str, str] = {
     "bad_request": N_("The request could not be understood."),
     # sign-in
     "invalid_credentials": N_("That email and password do not match an active account."),
-    "login_throttled": N_("Too many failed sign-in attempts. Try again in %(minutes)s minutes."),
+    "login_throttled": N_plural(
+        "Too many failed sign-in attempts. Try again in %(num)s minute.",
+        "Too many failed sign-in attempts. Try again in %(num)s minutes.",
+    ),
     # organizations and members
     "invalid_slug": N_("Use 2–63 lower-case letters, digits or hyphens, starting with a letter."),
     "duplicate_slug": N_("An organization with the address “%(slug)s” already exists."),
@@ -62,7 +71,10 @@ MESSAGES: dict[str, str] = {
     "invalid_date": N_("“%(value)s” is not a date (use YYYY-MM-DD)."),
     "holding_already_ended": N_("That holding has already ended."),
     # CSV import
-    "bad_rows": N_("%(count)s rows have problems; nothing was imported."),
+    "bad_rows": N_plural(
+        "%(num)s row has a problem; nothing was imported.",
+        "%(num)s rows have problems; nothing was imported.",
+    ),
     "csv_unreadable": N_("The file could not be read as UTF-8 CSV."),
     "csv_empty": N_("The file has no data rows."),
     "csv_missing_columns": N_("The header is missing these columns: %(columns)s."),

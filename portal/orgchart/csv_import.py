@@ -61,21 +61,24 @@ def parse_csv(data: bytes, kind: str) -> list[tuple[int, Row]]:
     except UnicodeDecodeError as exc:
         raise DomainError("csv_unreadable", field="file") from exc
     try:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        header = [h.strip().lower() for h in (reader.fieldnames or [])]
+        reader = csv.reader(io.StringIO(text, newline=""))
+        header = [h.strip().lower() for h in next(reader, [])]
         missing = [c for c in REQUIRED[kind] if c not in header]
         if missing:
             raise DomainError("csv_missing_columns", field="file", columns=", ".join(missing))
-        reader.fieldnames = header
         rows: list[tuple[int, Row]] = []
-        for raw in reader:
+        # Count records, not physical lines: a quoted cell may span several lines yet is
+        # one spreadsheet row; a blank line is an (empty) spreadsheet row of its own.
+        for number, values in enumerate(reader, start=2):
             if len(rows) >= MAX_ROWS:
                 raise DomainError("csv_too_large", field="file", limit=MAX_ROWS)
+            # Short rows read as blank cells; cells beyond the header are ignored.
+            padded = values + [""] * (len(header) - len(values))
             cells = {
-                k: (v or "").strip() for k, v in raw.items() if k is not None and k in COLUMNS[kind]
+                k: v.strip() for k, v in zip(header, padded, strict=False) if k in COLUMNS[kind]
             }
             if any(cells.values()):
-                rows.append((reader.line_num, cells))
+                rows.append((number, cells))
     except csv.Error as exc:
         raise DomainError("csv_unreadable", field="file") from exc
     if not rows:
@@ -241,6 +244,21 @@ def _import_positions(session: Session, rows: list[tuple[int, Row]], errors: lis
                     superior=superior or "",
                 )
             )
+    # The service's head rules: a head is an active seat of the unit it heads.
+    headed_in_file = {unit_code for *_, unit_code, _, heads in parsed if heads}
+    for row, code, _, unit_code, _, heads in parsed:
+        position = existing.get(code)
+        if position is None:
+            continue
+        if heads and not position.active:
+            errors.append(RowError(row, "position_retired", "heads_unit", code=code))
+        for unit in units.values():
+            if (
+                unit.head_position_id == position.id
+                and unit.code != unit_code
+                and unit.code not in headed_in_file
+            ):
+                errors.append(RowError(row, "head_outside_unit", "unit_code"))
 
     def apply() -> ImportResult:
         result = ImportResult()
@@ -302,6 +320,9 @@ def _import_members(session: Session, rows: list[tuple[int, Row]], errors: list[
             select(Membership, User.email).join(User, User.id == Membership.user_id)
         )
     }
+    holdings: dict[int, list[PositionHolding]] = {}
+    for holding in session.scalars(select(PositionHolding)):
+        holdings.setdefault(holding.member_id, []).append(holding)
     seen: dict[str, int] = {}
     parsed = []
     for row, cells in rows:
@@ -329,7 +350,22 @@ def _import_members(session: Session, rows: list[tuple[int, Row]], errors: list[
         existing = members_by_email.get(email)  # type: ignore[arg-type]
         if existing is not None and position_code is None:
             errors.append(RowError(row, "duplicate_email", "email", email=email))
-        parsed.append((row, email, name, roles, position_code, kind, start or clock.today()))
+        start = start or clock.today()
+        if existing is not None and position_code in positions:
+            if not existing.active:
+                errors.append(RowError(row, "member_inactive", "email", name=name))
+            seated = _check_seat(
+                errors,
+                row,
+                name,
+                holdings.get(existing.id, []),
+                positions[position_code],
+                kind,
+                start,
+            )
+            if seated:
+                position_code = None  # already sits there: a re-import adds no second holding
+        parsed.append((row, email, name, roles, position_code, kind, start))
 
     def apply() -> ImportResult:
         result = ImportResult()
@@ -357,6 +393,34 @@ def _import_members(session: Session, rows: list[tuple[int, Row]], errors: list[
         return result
 
     return apply
+
+
+def _check_seat(
+    errors: list[RowError],
+    row: int,
+    name: str,
+    held: list[PositionHolding],
+    position: Position,
+    kind: str,
+    start: date,
+) -> bool:
+    """Whether the member already holds this seat from ``start`` on; refuses the same
+    overlapping primary seats the service refuses (the import's holding is open-ended)."""
+    current = [h for h in held if h.valid_to is None or h.valid_to >= start]
+    if any(h.position_id == position.id and h.kind == kind for h in current):
+        return True
+    clash = next((h for h in current if h.kind == HoldingKind.PRIMARY), None)
+    if kind == HoldingKind.PRIMARY and clash is not None:
+        errors.append(
+            RowError(
+                row,
+                "overlapping_primary",
+                "position_code",
+                name=name,
+                start=clash.valid_from.isoformat(),
+            )
+        )
+    return False
 
 
 IMPORTERS = {"units": _import_units, "positions": _import_positions, "members": _import_members}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask_babel import gettext
+from flask_babel import gettext, ngettext
 
 from portal.domain.errors import DomainError, RowError
 from portal.domain.messages import MESSAGES
@@ -12,4 +12,7 @@ def message_for(error: DomainError | RowError) -> str:
     template = MESSAGES.get(error.code)
     if template is None:
         return gettext("Something went wrong (%(code)s).", code=error.code)
+    if isinstance(template, tuple):
+        singular, plural = template
+        return ngettext(singular, plural, error.params["num"], **error.params)
     return gettext(template, **error.params)
