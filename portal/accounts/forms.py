@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, EmailField, HiddenField, PasswordField, SelectField, StringField
-from wtforms.validators import DataRequired, Email, Length
+from wtforms.validators import DataRequired, Length
 
 from portal.config import SUPPORTED_LOCALES
 
@@ -22,7 +22,7 @@ class LocaleForm(FlaskForm):
 
 
 class MemberForm(FlaskForm):
-    email = EmailField(_l("Email"), validators=[DataRequired(), Email(), Length(max=254)])
+    email = EmailField(_l("Email"), validators=[DataRequired(), Length(max=254)])
     name = StringField(_l("Full name"), validators=[DataRequired(), Length(max=200)])
     admin = BooleanField(_l("Admin — manages members, the org chart and flows"))
     auditor = BooleanField(_l("Auditor — reads every document's history"))

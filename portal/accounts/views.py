@@ -20,7 +20,7 @@ from portal.accounts import services
 from portal.accounts.forms import ConfirmForm, LocaleForm, LoginForm, MemberForm, RolesForm
 from portal.config import SUPPORTED_LOCALES
 from portal.core.security import is_safe_next
-from portal.domain.errors import DomainError
+from portal.domain.errors import DomainError, NotFound
 from portal.web.auth import admin_required, session_user
 from portal.web.forms import attach_error
 from portal.web.messages import message_for
@@ -160,6 +160,8 @@ def _status_change(member_id: int, change, done_message: str):  # type: ignore[n
     if form.validate_on_submit():
         try:
             change(current_actor(), member_id)
+        except NotFound:
+            raise  # another organization's member: 404, as everywhere else
         except DomainError as error:
             flash(message_for(error), "error")
             return redirect(url_for("members.member", member_id=member_id)), 303

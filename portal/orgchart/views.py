@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
-from portal.domain.errors import DomainError, RowErrors
+from portal.domain.errors import DomainError, NotFound, RowErrors
 from portal.orgchart import csv_import, services
 from portal.orgchart.forms import EndHoldingForm, HoldingForm, ImportForm, PositionForm, UnitForm
 from portal.web.auth import admin_required
@@ -205,6 +205,8 @@ def end_holding(holding_id: int):  # type: ignore[no-untyped-def]
     if form.validate_on_submit():
         try:
             services.end_holding(current_actor(), holding_id, last_day=form.last_day.data)
+        except NotFound:
+            raise  # another organization's holding does not exist here: a 404, not a flash
         except DomainError as error:
             flash(message_for(error), "error")
         else:

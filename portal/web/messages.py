@@ -14,5 +14,6 @@ def message_for(error: DomainError | RowError) -> str:
         return gettext("Something went wrong (%(code)s).", code=error.code)
     if isinstance(template, tuple):
         singular, plural = template
-        return ngettext(singular, plural, error.params["num"], **error.params)
+        variables = {k: v for k, v in error.params.items() if k != "num"}
+        return ngettext(singular, plural, error.params["num"], **variables)
     return gettext(template, **error.params)

@@ -75,6 +75,8 @@ def test_a_sign_in_post_without_a_csrf_token_is_refused_and_signs_nobody_in(app,
 def test_a_csrf_token_from_another_session_is_refused(app, acme):
     mine = app.test_client()
     token = csrf_token_from(mine.get("/login").get_data(as_text=True))
+    assert mine.post("/locale", data={"locale": "en", "csrf_token": token}).status_code == 302
+
     theirs = app.test_client()
     theirs.get("/login")
     response = theirs.post(

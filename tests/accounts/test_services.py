@@ -51,9 +51,7 @@ def _set_user_active(user_id: int, active: bool) -> None:
 
 
 def test_the_right_password_signs_the_user_in(acme):
-    user = services.authenticate(
-        acme.admin.email, PASSWORD, address=ADDRESS, throttle=_throttle()
-    )
+    user = services.authenticate(acme.admin.email, PASSWORD, address=ADDRESS, throttle=_throttle())
     assert user.id == acme.admin.user_id
 
 

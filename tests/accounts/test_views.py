@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qs, urlsplit
 
 from sqlalchemy import update
 
@@ -72,7 +73,15 @@ def test_after_sign_in_an_off_site_next_is_ignored(app, acme):
     allowed = _post_login(app.test_client(), acme.admin.email, PASSWORD, next="/o/acme-test/")
     assert allowed.headers["Location"] == "/o/acme-test/"
 
-    for evil in ("//evil", "/\\evil", "/\t/evil", "https://evil.example/", "javascript:alert(1)"):
+    for evil in (
+        "//evil",
+        "/\\evil",
+        "/%09/evil",
+        "/\t/evil",
+        "http:///evil",
+        "https://evil.example/",
+        "javascript:alert(1)",
+    ):
         response = _post_login(app.test_client(), acme.admin.email, PASSWORD, next=evil)
         assert response.status_code == 302, evil
         assert response.headers["Location"] == "/orgs", evil
@@ -81,10 +90,10 @@ def test_after_sign_in_an_off_site_next_is_ignored(app, acme):
 def test_a_signed_out_visitor_is_sent_to_sign_in_and_back(client, acme):
     response = client.get("/o/acme-test/")
     assert _signed_out(response)
-    next_target = re.search(r"next=([^&]+)", response.headers["Location"]).group(1)
-    assert _post_login(client, acme.admin.email, PASSWORD, next=next_target).headers[
-        "Location"
-    ] == ("/o/acme-test/")
+    (next_target,) = parse_qs(urlsplit(response.headers["Location"]).query)["next"]
+    assert next_target == "/o/acme-test/"
+    signed_in = _post_login(client, acme.admin.email, PASSWORD, next=next_target)
+    assert signed_in.headers["Location"] == "/o/acme-test/"
 
 
 # --- sign-out and server-side session invalidation ---------------------------------------
@@ -130,11 +139,16 @@ def test_a_deactivated_account_is_signed_out_at_its_next_request(acme, sign_in):
     assert _signed_out(browser.client.get("/o/acme-test/"))
 
 
-def test_sign_out_needs_a_csrf_token(acme, sign_in):
-    browser = sign_in(acme.admin.email)
-    refused = browser.client.post("/logout")
+def test_sign_out_needs_a_csrf_token(acme, make_member, sign_in):
+    bob = sign_in(make_member(acme.org, "Bob Builder").email)
+    allowed = bob.client.post("/logout", data={"csrf_token": bob.csrf_token})
+    assert allowed.status_code == 302
+    assert _signed_out(bob.client.get("/o/acme-test/"))
+
+    alice = sign_in(acme.admin.email)
+    refused = alice.client.post("/logout")
     assert refused.status_code == 400
-    assert browser.client.get("/o/acme-test/").status_code == 200
+    assert alice.client.get("/o/acme-test/").status_code == 200
 
 
 # --- tenancy in the URL -----------------------------------------------------------------
@@ -193,9 +207,7 @@ def test_an_inactive_membership_no_longer_opens_the_org(acme, make_member, sign_
 # --- members admin ----------------------------------------------------------------------
 
 
-def test_an_admin_sees_the_members_page_and_a_plain_member_is_forbidden(
-    acme, make_member, sign_in
-):
+def test_an_admin_sees_the_members_page_and_a_plain_member_is_forbidden(acme, make_member, sign_in):
     bob = make_member(acme.org, "Bob Builder")
     admin = sign_in(acme.admin.email)
     page = admin.client.get(MEMBERS)
@@ -301,9 +313,7 @@ def test_an_admin_deactivates_and_reactivates_a_member(acme, make_member, sign_i
     assert services.get_member(acme.admin.actor, bob.member_id).active is True
 
 
-def test_an_admin_cannot_deactivate_their_own_membership_from_the_page(
-    acme, make_member, sign_in
-):
+def test_an_admin_cannot_deactivate_their_own_membership_from_the_page(acme, make_member, sign_in):
     bob = make_member(acme.org, "Bob Builder")
     admin = sign_in(acme.admin.email)
     allowed = admin.client.post(
@@ -425,13 +435,9 @@ def test_a_user_in_one_org_goes_straight_to_its_dashboard(client, acme, globex, 
     assert response.headers["Location"] == "/o/acme-test/"
 
 
-def test_a_user_in_two_orgs_chooses_between_them_in_the_switcher(
-    acme, globex, make_org, sign_in
-):
+def test_a_user_in_two_orgs_chooses_between_them_in_the_switcher(acme, globex, make_org, sign_in):
     make_org("initech-test", "Initech Test")  # exists, but the user is not a member
-    services.create_member(
-        system_actor(globex.org), email=acme.admin.email, name=acme.admin.name
-    )
+    services.create_member(system_actor(globex.org), email=acme.admin.email, name=acme.admin.name)
     browser = sign_in(acme.admin.email)
     response = browser.client.get("/orgs")
     assert response.status_code == 200
