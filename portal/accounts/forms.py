@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, EmailField, HiddenField, PasswordField, SelectField, StringField
+from wtforms.fields import SelectChoice
 from wtforms.validators import DataRequired, Length
 
 from portal.config import SUPPORTED_LOCALES
@@ -17,7 +18,9 @@ class LoginForm(FlaskForm):
 
 
 class LocaleForm(FlaskForm):
-    locale = SelectField(_l("Language"), choices=[(code, code) for code in SUPPORTED_LOCALES])
+    locale = SelectField(
+        _l("Language"), choices=[SelectChoice(code, code) for code in SUPPORTED_LOCALES]
+    )
     next = HiddenField()
 
 

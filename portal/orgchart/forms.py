@@ -6,6 +6,7 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import BooleanField, DateField, SelectField, StringField
+from wtforms.fields import SelectChoice
 from wtforms.validators import DataRequired, Length, Optional
 
 
@@ -40,7 +41,11 @@ class HoldingForm(FlaskForm):
         _l("Position"), coerce=optional_id, validators=[DataRequired()], validate_choice=False
     )
     kind = SelectField(
-        _l("Kind"), choices=[("primary", _l("Primary")), ("secondary", _l("Secondary"))]
+        _l("Kind"),
+        choices=[
+            SelectChoice("primary", _l("Primary")),
+            SelectChoice("secondary", _l("Secondary")),
+        ],
     )
     valid_from = DateField(_l("From"), validators=[Optional()])
     valid_to = DateField(_l("Until (inclusive, optional)"), validators=[Optional()])
@@ -54,9 +59,9 @@ class ImportForm(FlaskForm):
     kind = SelectField(
         _l("What the file holds"),
         choices=[
-            ("units", _l("Units")),
-            ("positions", _l("Positions")),
-            ("members", _l("Members")),
+            SelectChoice("units", _l("Units")),
+            SelectChoice("positions", _l("Positions")),
+            SelectChoice("members", _l("Members")),
         ],
     )
     file = FileField(_l("CSV file (UTF-8)"), validators=[FileRequired()])

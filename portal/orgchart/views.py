@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
+from wtforms.fields import SelectChoice
 
 from portal.domain.errors import DomainError, NotFound, RowErrors
 from portal.orgchart import csv_import, services
@@ -15,11 +16,11 @@ from portal.web.tenancy import current_actor
 
 bp = Blueprint("orgchart", __name__, url_prefix="/o/<org>/admin/chart")
 
-NONE_CHOICE = ("", "—")
+NONE_CHOICE = SelectChoice("", "—")
 
 
 def _choices(rows):  # type: ignore[no-untyped-def]
-    return [NONE_CHOICE, *((str(c.id), c.label) for c in rows)]
+    return [NONE_CHOICE, *(SelectChoice(str(c.id), c.label) for c in rows)]
 
 
 @bp.get("/")
@@ -47,7 +48,7 @@ def _unit_form_page(form: UnitForm, unit=None, status: int = 200):  # type: igno
         positions = [p for p in chart.positions.values() if p.unit_id == unit.id and p.active]
     form.head_position_id.choices = [
         NONE_CHOICE,
-        *((str(p.id), f"{p.code} — {p.title}") for p in positions),
+        *(SelectChoice(str(p.id), f"{p.code} — {p.title}") for p in positions),
     ]
     return render_template("orgchart/unit_form.html", form=form, unit=unit), status
 
