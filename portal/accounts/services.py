@@ -21,8 +21,8 @@ from portal.core.db import SELF_MEMBERSHIPS
 from portal.core.ratelimit import FailureWindow
 from portal.core.security import hash_password, needs_rehash, verify_password
 from portal.core.uow import platform_work, unit_of_work
-from portal.domain.actor import Actor, Role
-from portal.domain.errors import DomainError, Forbidden, NotFound
+from portal.domain.actor import Actor, Role, require_admin
+from portal.domain.errors import DomainError, NotFound
 from portal.domain.naming import normalise_email, normalise_name, normalise_slug
 
 # --- organizations -------------------------------------------------------------------
@@ -210,11 +210,6 @@ class NewMember:
     temporary_password: str | None
 
 
-def _require_admin(actor: Actor) -> None:
-    if not actor.is_admin:
-        raise Forbidden("admin_required")
-
-
 def _check_locale(locale: str, *, field: str) -> None:
     if locale not in SUPPORTED_LOCALES:
         raise DomainError("unsupported_locale", field=field, locale=locale)
@@ -253,7 +248,7 @@ def get_member(actor: Actor, member_id: int) -> MemberRow:
 
 
 def create_member(actor: Actor, *, email: str, name: str, roles: Iterable[str] = ()) -> NewMember:
-    _require_admin(actor)
+    require_admin(actor)
     email = normalise_email(email)
     name = normalise_name(name)
     roles_list = _check_roles(roles)
@@ -309,7 +304,7 @@ def _load_member_for_update(session, member_id: int) -> Membership:  # type: ign
 
 
 def set_member_roles(actor: Actor, member_id: int, roles: Iterable[str]) -> MemberRow:
-    _require_admin(actor)
+    require_admin(actor)
     roles_list = _check_roles(roles)
     with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
         member = _load_member_for_update(uow.session, member_id)
@@ -321,7 +316,7 @@ def set_member_roles(actor: Actor, member_id: int, roles: Iterable[str]) -> Memb
 
 
 def deactivate_member(actor: Actor, member_id: int) -> MemberRow:
-    _require_admin(actor)
+    require_admin(actor)
     if member_id == actor.member_id:
         raise DomainError("cannot_deactivate_self")
     with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
@@ -333,7 +328,7 @@ def deactivate_member(actor: Actor, member_id: int) -> MemberRow:
 
 
 def reactivate_member(actor: Actor, member_id: int) -> MemberRow:
-    _require_admin(actor)
+    require_admin(actor)
     with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
         member = _load_member_for_update(uow.session, member_id)
         member.active = True

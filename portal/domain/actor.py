@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from portal.domain.errors import Forbidden
+
 
 class Role:
     ADMIN = "admin"
@@ -48,3 +50,9 @@ class SystemActor:
     @property
     def is_auditor(self) -> bool:
         return True
+
+
+def require_admin(actor: Actor | SystemActor) -> None:
+    """Org-admin operations refuse everyone else, whatever page they came from."""
+    if not actor.is_admin:
+        raise Forbidden("admin_required")

@@ -21,8 +21,8 @@ from portal.accounts.models import Membership, User
 from portal.accounts.services import add_member_in
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work
-from portal.domain.actor import Actor, Role
-from portal.domain.errors import DomainError, Forbidden, RowError, RowErrors
+from portal.domain.actor import Actor, Role, require_admin
+from portal.domain.errors import DomainError, RowError, RowErrors
 from portal.domain.naming import normalise_code, normalise_email, normalise_name
 from portal.domain.orgchart import cycle_members
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
@@ -87,8 +87,7 @@ def parse_csv(data: bytes, kind: str) -> list[tuple[int, Row]]:
 
 
 def import_csv(actor: Actor, kind: str, data: bytes) -> ImportResult:
-    if not actor.is_admin:
-        raise Forbidden("admin_required")
+    require_admin(actor)
     importer = IMPORTERS[kind]
     rows = parse_csv(data, kind)
     with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:

@@ -11,16 +11,11 @@ from sqlalchemy.orm import Session
 from portal.accounts.models import Membership, User
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work
-from portal.domain.actor import Actor
-from portal.domain.errors import DomainError, Forbidden, NotFound
+from portal.domain.actor import Actor, require_admin
+from portal.domain.errors import DomainError, NotFound
 from portal.domain.naming import normalise_code, normalise_name
 from portal.domain.orgchart import cycle_members, would_form_cycle
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
-
-
-def _require_admin(actor: Actor) -> None:
-    if not actor.is_admin:
-        raise Forbidden("admin_required")
 
 
 def _scoped(actor: Actor):  # type: ignore[no-untyped-def]
@@ -228,10 +223,12 @@ def _load(session: Session, model: type, row_id: int | None, what: str):  # type
     return row
 
 
-def _check_unit_code_free(session: Session, code: str, except_id: int | None = None) -> None:
-    stmt = select(OrgUnit.id).where(OrgUnit.code == code)
+def _check_code_free(
+    session: Session, model: type[OrgUnit] | type[Position], code: str, except_id: int | None = None
+) -> None:
+    stmt = select(model.id).where(model.code == code)
     if except_id is not None:
-        stmt = stmt.where(OrgUnit.id != except_id)
+        stmt = stmt.where(model.id != except_id)
     if session.scalar(stmt):
         raise DomainError("duplicate_code", field="code", code=code)
 
@@ -260,11 +257,11 @@ def _check_unit_links(
 
 def create_unit(actor: Actor, *, code: str, name: str, parent_id: int | None = None) -> OrgUnit:
     """A new unit. Its head is chosen afterwards, among the unit's own positions."""
-    _require_admin(actor)
+    require_admin(actor)
     code = normalise_code(code)
     name = normalise_name(name)
     with _scoped(actor) as uow:
-        _check_unit_code_free(uow.session, code)
+        _check_code_free(uow.session, OrgUnit, code)
         _check_unit_links(uow.session, None, parent_id, None)
         unit = OrgUnit(code=code, name=name, parent_id=parent_id, created_at=clock.now())
         uow.session.add(unit)
@@ -280,12 +277,12 @@ def update_unit(
     parent_id: int | None,
     head_position_id: int | None,
 ) -> OrgUnit:
-    _require_admin(actor)
+    require_admin(actor)
     code = normalise_code(code)
     name = normalise_name(name)
     with _scoped(actor) as uow:
         unit = _load(uow.session, OrgUnit, unit_id, "unit")
-        _check_unit_code_free(uow.session, code, except_id=unit.id)
+        _check_code_free(uow.session, OrgUnit, code, except_id=unit.id)
         _check_unit_links(uow.session, unit.id, parent_id, head_position_id)
         unit.code, unit.name = code, name
         unit.parent_id, unit.head_position_id = parent_id, head_position_id
@@ -293,14 +290,6 @@ def update_unit(
 
 
 # --- editing positions -----------------------------------------------------------------
-
-
-def _check_position_code_free(session: Session, code: str, except_id: int | None = None) -> None:
-    stmt = select(Position.id).where(Position.code == code)
-    if except_id is not None:
-        stmt = stmt.where(Position.id != except_id)
-    if session.scalar(stmt):
-        raise DomainError("duplicate_code", field="code", code=code)
 
 
 def _check_reports_to(
@@ -323,11 +312,11 @@ def _check_reports_to(
 def create_position(
     actor: Actor, *, code: str, title: str, unit_id: int, reports_to_id: int | None = None
 ) -> Position:
-    _require_admin(actor)
+    require_admin(actor)
     code = normalise_code(code)
     title = normalise_name(title, field="title")
     with _scoped(actor) as uow:
-        _check_position_code_free(uow.session, code)
+        _check_code_free(uow.session, Position, code)
         _load(uow.session, OrgUnit, unit_id, "unit")
         _check_reports_to(uow.session, None, reports_to_id)
         position = Position(
@@ -351,13 +340,13 @@ def update_position(
     reports_to_id: int | None,
     active: bool = True,
 ) -> Position:
-    _require_admin(actor)
+    require_admin(actor)
     code = normalise_code(code)
     title = normalise_name(title, field="title")
     with _scoped(actor) as uow:
         s = uow.session
         position = _load(s, Position, position_id, "position")
-        _check_position_code_free(s, code, except_id=position.id)
+        _check_code_free(s, Position, code, except_id=position.id)
         _load(s, OrgUnit, unit_id, "unit")
         _check_reports_to(s, position, reports_to_id)
         if unit_id != position.unit_id and s.scalar(
@@ -386,7 +375,7 @@ def assign_position(
     valid_to: date | None = None,
 ) -> PositionHolding:
     """Seat a member in a position for a dated window (open-ended without ``valid_to``)."""
-    _require_admin(actor)
+    require_admin(actor)
     if kind not in HoldingKind.ALL:
         raise DomainError("invalid_holding_kind", field="kind")
     start = valid_from or clock.today()
@@ -429,7 +418,7 @@ def assign_position(
 
 def end_holding(actor: Actor, holding_id: int, *, last_day: date | None = None) -> PositionHolding:
     """Close a holding on ``last_day`` (inclusive; default today). History is kept."""
-    _require_admin(actor)
+    require_admin(actor)
     day = last_day or clock.today()
     with _scoped(actor) as uow:
         holding = _load(uow.session, PositionHolding, holding_id, "holding")

@@ -1,0 +1,60 @@
+"""Configuration defaults that matter for safety, and the demo organization's seeding."""
+
+from __future__ import annotations
+
+import pytest
+
+from portal.config import Settings, resolve_secret_key
+
+
+def test_the_demo_secret_key_is_generated_once_and_kept(tmp_path):
+    settings = Settings(instance_dir=tmp_path)
+    first = resolve_secret_key(settings)
+    assert len(first) >= 40
+    assert resolve_secret_key(settings) == first
+    assert (tmp_path / "secret_key").stat().st_mode & 0o077 == 0
+
+
+def test_production_refuses_to_start_without_a_configured_secret_key(tmp_path):
+    assert (
+        resolve_secret_key(Settings(env="production", instance_dir=tmp_path, secret_key="k")) == "k"
+    )
+    with pytest.raises(RuntimeError, match="PORTAL_SECRET_KEY"):
+        resolve_secret_key(Settings(env="production", instance_dir=tmp_path))
+
+
+def test_settings_come_from_the_environment_with_safe_defaults(tmp_path):
+    defaults = Settings.from_env({"PORTAL_INSTANCE_DIR": str(tmp_path)})
+    assert defaults.database_url == f"sqlite:///{tmp_path / 'portal.sqlite3'}"
+    assert defaults.embedded_redis and defaults.embedded_worker and not defaults.secure_cookies
+    production = Settings.from_env(
+        {
+            "PORTAL_ENV": "production",
+            "PORTAL_DATABASE_URL": "postgresql+psycopg://app@db/countersign",
+            "PORTAL_REDIS_URL": "redis://redis:6379/0",
+        }
+    )
+    assert production.migrate_database_url == production.database_url
+    assert production.secure_cookies and not production.embedded_worker
+
+
+def test_demo_seeding_builds_acme_once_and_then_leaves_it_alone(app):
+    from portal.accounts import services
+    from portal.demo import DEMO_PASSWORD, PEOPLE, seed_demo
+    from portal.domain.actor import SystemActor
+    from portal.orgchart.services import get_chart
+
+    assert seed_demo() is True
+    org = services.find_organization("acme")
+    system = SystemActor(org_id=org.id, org_slug=org.slug)
+    members = services.list_members(system)
+    assert len(members) == len(PEOPLE) == 12
+    chart = get_chart(system)
+    assert not chart.vacant_positions and not chart.members_without_primary
+    assert not chart.units_without_head
+    services.deactivate_member(system, members[-1].id)  # an admin's edit…
+
+    assert seed_demo() is False  # …survives the next start
+    assert not services.get_member(system, members[-1].id).active
+    assert services.find_user(PEOPLE[0].email) is not None
+    assert DEMO_PASSWORD
