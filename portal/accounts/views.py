@@ -164,7 +164,7 @@ def _status_change(member_id: int, change, done_message: str):  # type: ignore[n
             raise  # another organization's member: 404, as everywhere else
         except DomainError as error:
             flash(message_for(error), "error")
-            return redirect(url_for("members.member", member_id=member_id)), 303
+            return redirect(url_for("members.member", member_id=member_id), code=303)
         flash(done_message, "success")
     return redirect(url_for("members.member", member_id=member_id))
 

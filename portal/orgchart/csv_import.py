@@ -150,8 +150,9 @@ def _import_units(session: Session, rows: list[tuple[int, Row]], errors: list[Ro
     # The chart after the import must be a tree: check the combined parent links.
     ids = {code: i for i, code in enumerate(sorted(set(existing) | file_codes))}
     parent_of: dict[int, int | None] = {}
+    code_of_id = {u.id: u.code for u in existing.values()}
     for code, unit in existing.items():
-        parent_code = next((u.code for u in existing.values() if u.id == unit.parent_id), None)
+        parent_code = code_of_id.get(unit.parent_id) if unit.parent_id is not None else None
         parent_of[ids[code]] = ids.get(parent_code) if parent_code else None
     for _, code, _, parent in parsed:
         parent_of[ids[code]] = ids.get(parent) if parent else None
@@ -244,7 +245,10 @@ def _import_positions(session: Session, rows: list[tuple[int, Row]], errors: lis
                 )
             )
     # The service's head rules: a head is an active seat of the unit it heads.
-    headed_in_file = {unit_code for *_, unit_code, _, heads in parsed if heads}
+    headed_in_file: dict[str, int] = {}
+    for row, _, _, unit_code, _, heads in parsed:
+        if heads:  # one head seat per unit: a second claim in the file is an error
+            _unique_in_file(errors, headed_in_file, row, "heads_unit", unit_code)
     for row, code, _, unit_code, _, heads in parsed:
         position = existing.get(code)
         if position is None:
@@ -255,7 +259,7 @@ def _import_positions(session: Session, rows: list[tuple[int, Row]], errors: lis
             if (
                 unit.head_position_id == position.id
                 and unit.code != unit_code
-                and unit.code not in headed_in_file
+                and unit.code.lower() not in headed_in_file
             ):
                 errors.append(RowError(row, "head_outside_unit", "unit_code"))
 

@@ -184,11 +184,16 @@ def unit_choices(actor: Actor) -> list[Choice]:
         return [Choice(i, f"{code} — {name}") for i, code, name in rows]
 
 
-def position_choices(actor: Actor, *, active_only: bool = True) -> list[Choice]:
+def position_choices(
+    actor: Actor, *, active_only: bool = True, unit_id: int | None = None
+) -> list[Choice]:
+    """Seats to pick from; ``unit_id`` narrows them to one unit (its head's candidates)."""
     with _scoped(actor) as uow:
         stmt = select(Position.id, Position.code, Position.title).order_by(Position.code)
         if active_only:
             stmt = stmt.where(Position.active.is_(True))
+        if unit_id is not None:
+            stmt = stmt.where(Position.unit_id == unit_id)
         return [Choice(i, f"{code} — {title}") for i, code, title in uow.session.execute(stmt)]
 
 

@@ -42,14 +42,9 @@ def _unit_form_page(form: UnitForm, unit=None, status: int = 200):  # type: igno
     form.parent_id.choices = _choices(
         c for c in services.unit_choices(actor) if not unit or c.id != unit.id
     )
-    positions = []
-    if unit is not None:
-        chart = services.get_chart(actor)
-        positions = [p for p in chart.positions.values() if p.unit_id == unit.id and p.active]
-    form.head_position_id.choices = [
-        NONE_CHOICE,
-        *(SelectChoice(str(p.id), f"{p.code} — {p.title}") for p in positions),
-    ]
+    # Only the unit's own active seats can head it (the service enforces the same rule).
+    heads = services.position_choices(actor, unit_id=unit.id) if unit is not None else []
+    form.head_position_id.choices = _choices(heads)
     return render_template("orgchart/unit_form.html", form=form, unit=unit), status
 
 

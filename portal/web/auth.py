@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any, TypeVar
 
-from flask import abort, g
-from flask_babel import lazy_gettext as _l
+from flask import Response, abort, flash, g, redirect, request, url_for
+from flask_babel import gettext as _
 from flask_login import current_user
 
 from portal.accounts.services import load_session_user
+from portal.domain.errors import DomainError
 from portal.extensions import login_manager
+from portal.web.messages import message_for
 
 
 @dataclass(frozen=True)
@@ -45,13 +47,37 @@ def _load_user(session_id: str) -> SessionUser | None:
     except ValueError:
         return None
     user = load_session_user(user_id, version)
-    return session_user(user) if user is not None else None
+    if user is None:
+        # The cookie named a session the server has ended (sign-out elsewhere,
+        # deactivation): say so, rather than the generic "please sign in".
+        g.session_expired = True
+        return None
+    return session_user(user)
 
 
-login_manager.login_view = "accounts.login"
-login_manager.login_message = _l("Please sign in to continue.")
-login_manager.login_message_category = "info"
 login_manager.session_protection = "basic"
+
+
+@login_manager.unauthorized_handler
+def _unauthorized() -> Any:
+    """Send the visitor to sign in, and back to this page afterwards.
+
+    ``next`` is the relative path (Flask-Login's default is the absolute URL, which
+    ``is_safe_next`` rightly refuses); htmx requests get a full-page redirect header.
+    """
+    expired = g.get("session_expired", False)
+    flash(
+        message_for(DomainError("session_expired"))
+        if expired
+        else _("Please sign in to continue."),
+        "info",
+    )
+    target = request.full_path.rstrip("?") if request.method == "GET" else None
+    location = url_for("accounts.login", next=target)
+    if request.headers.get("HX-Request") == "true":
+        return Response(status=401, headers={"HX-Redirect": location})
+    return redirect(location)
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -59,19 +59,15 @@ def init_errors(app: Flask) -> None:
 
     @app.errorhandler(CSRFError)
     def _csrf_error(error: CSRFError):  # type: ignore[no-untyped-def]
-        return _answer(
-            400,
-            "csrf_failed",
-            gettext("Your form expired or came from another site. Reload the page and try again."),
-        )
+        return _answer(400, "csrf_failed", message_for(DomainError("csrf_failed")))
 
     @app.errorhandler(HTTPException)
     def _http_error(error: HTTPException):  # type: ignore[no-untyped-def]
         if error.code is not None and error.code < 400:
             return error
         messages = {
-            400: gettext("The request could not be understood."),
-            403: gettext("You are not allowed to do that."),
+            400: message_for(DomainError("bad_request")),
+            403: message_for(DomainError("forbidden")),
             404: gettext("Page not found."),
             405: gettext("That action is not available here."),
             413: gettext("The upload is too large."),

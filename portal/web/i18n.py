@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
+from babel.numbers import format_currency
 from flask import Flask, g, request, session
 from flask_babel import format_date, format_datetime, get_locale
 from flask_login import current_user
@@ -28,8 +29,6 @@ def select_locale() -> str:
 
 
 def format_money(amount: Decimal | None, currency: str) -> str:
-    from babel.numbers import format_currency
-
     if amount is None:
         return ""
     return format_currency(amount, currency, locale=str(get_locale()))

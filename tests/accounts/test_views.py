@@ -130,6 +130,28 @@ def test_a_session_version_bumped_on_the_server_signs_the_browser_out(acme, sign
     assert _signed_out(browser.client.get("/o/acme-test/"))
 
 
+def test_an_ended_session_is_told_so_while_a_new_visitor_is_simply_asked_to_sign_in(
+    app, acme, sign_in
+):
+    visitor = app.test_client().get("/o/acme-test/", follow_redirects=True)
+    assert "Please sign in to continue." in visitor.get_data(as_text=True)
+
+    browser = sign_in(acme.admin.email)
+    services.end_sessions(acme.admin.user_id)
+    page = browser.client.get("/o/acme-test/", follow_redirects=True).get_data(as_text=True)
+    assert "Your session has ended. Please sign in again." in page
+    assert "Please sign in to continue." not in page
+
+
+def test_an_htmx_request_without_a_session_asks_for_a_full_page_sign_in(app, acme, sign_in):
+    browser = sign_in(acme.admin.email)
+    assert browser.client.get("/o/acme-test/", headers={"HX-Request": "true"}).status_code == 200
+
+    anonymous = app.test_client().get("/o/acme-test/", headers={"HX-Request": "true"})
+    assert anonymous.status_code == 401
+    assert anonymous.headers["HX-Redirect"] == "/login?next=/o/acme-test/"
+
+
 def test_a_deactivated_account_is_signed_out_at_its_next_request(acme, sign_in):
     browser = sign_in(acme.admin.email)
     assert browser.client.get("/o/acme-test/").status_code == 200

@@ -463,3 +463,22 @@ def test_an_import_only_sees_and_writes_its_own_organization(acme, globex, today
     # The same code in both organizations is two different units.
     assert import_csv(acme.admin.actor, "units", b"code,name\nG-HQ,Acme's own\n").created == 1
     assert [u.name for u in services.get_chart(gus).units] == ["Globex head office"]
+
+
+def test_one_file_cannot_give_a_unit_two_heads(acme, today):
+    admin = acme.admin.actor
+    import_csv(admin, "units", UNITS)
+    one_head = (
+        b"code,title,unit_code,reports_to_code,heads_unit\nCFO,Chief financial officer,FIN,,yes\n"
+    )
+    assert import_csv(admin, "positions", one_head).created == 1
+
+    two_heads = (
+        b"code,title,unit_code,reports_to_code,heads_unit\n"
+        b"CTRL,Controller,FIN,CFO,yes\n"
+        b"TREAS,Treasurer,FIN,CFO,yes\n"
+    )
+    error = _bad_rows(admin, "positions", two_heads)
+    assert _rows(error) == [(3, "heads_unit", "duplicate_in_file")]
+    chart = services.get_chart(admin)
+    assert sorted(p.code for p in chart.positions.values()) == ["CFO"]

@@ -230,3 +230,30 @@ def test_ending_another_orgs_holding_is_a_404_and_changes_nothing(
     assert refused.status_code == 404
     [holder] = services.get_chart(gus, as_of=date(2027, 1, 1)).positions[g_pos.id].holders
     assert (holder.holding_id, holder.valid_to) == (g_holding.id, None)
+
+
+def test_a_units_head_is_chosen_among_its_own_active_seats_only(client, login, acme, today):
+    admin = acme.admin.actor
+    fin = services.create_unit(admin, code="FIN", name="Finance")
+    ops = services.create_unit(admin, code="OPS", name="Operations")
+    cfo = services.create_position(
+        admin, code="CFO", title="Chief financial officer", unit_id=fin.id
+    )
+    old = services.create_position(admin, code="OLD", title="Retired seat", unit_id=fin.id)
+    services.update_position(
+        admin,
+        old.id,
+        code="OLD",
+        title="Retired seat",
+        unit_id=fin.id,
+        reports_to_id=None,
+        active=False,
+    )
+    services.create_position(admin, code="COO", title="Chief operating officer", unit_id=ops.id)
+    login(acme.admin)
+
+    html = client.get(f"{CHART}/units/{fin.id}").get_data(as_text=True)
+    select = re.search(r'<select[^>]*id="head_position_id".*?</select>', html, re.S)
+    assert select, "no head picker on the unit page"
+    offered = re.findall(r'<option[^>]*value="(\d*)"', select.group(0))
+    assert offered == ["", str(cfo.id)]
