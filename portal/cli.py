@@ -127,7 +127,7 @@ def demo(host: str, port: int, no_serve: bool) -> None:
 
     settings = _settings()
     settings.instance_dir.mkdir(parents=True, exist_ok=True)
-    upgrade(settings.migrate_database_url)
+    upgrade(settings.migrate_database_url, settings.database_url)
     seeded = seed_demo()
     click.echo(
         "Seeded the demo organization acme." if seeded else "Demo organization acme kept as it was."

@@ -81,8 +81,9 @@ def _choose_backend_name() -> str:
     return "embedded"
 
 
-def create_postgres_database(name: str) -> tuple[str, str]:
-    """A fresh database owned by the owner role, migrated, with the app role granted.
+def create_postgres_database(name: str, *, migrated: bool = True) -> tuple[str, str]:
+    """A fresh database owned by the owner role, migrated, with the app role granted
+    (or left empty with ``migrated=False``).
 
     Returns (app_url, owner_url). The roles are created when missing: the owner runs
     migrations; the app role owns nothing and cannot bypass row-level security.
@@ -121,7 +122,8 @@ def create_postgres_database(name: str) -> tuple[str, str]:
     with engine.connect() as conn:
         conn.execute(text(f"ALTER SCHEMA public OWNER TO {OWNER_ROLE}"))
     engine.dispose()
-    migrate.upgrade(owner, app)
+    if migrated:
+        migrate.upgrade(owner, app)
     return app, owner
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import create_engine, inspect, make_url
 
 from portal.core import migrate
 from portal.core.db import Base
@@ -56,3 +56,50 @@ def test_on_postgresql_the_schema_round_trips_and_matches_the_models(backend):
         assert set(Base.metadata.tables) <= set(inspect(engine).get_table_names())
     finally:
         engine.dispose()
+
+
+@pytest.mark.postgres_only
+def test_portal_db_upgrade_migrates_as_the_owner_and_grants_the_app_role(backend, settings):
+    """The operator's command on an empty database: tables appear, the app role can use
+    them, and it still owns none of them."""
+    if not backend.postgres:
+        pytest.skip("roles and grants are PostgreSQL's")
+    import os
+    import subprocess
+    import sys
+
+    from sqlalchemy import text
+
+    from tests.conftest import create_postgres_database
+
+    app_url, owner_url = create_postgres_database("countersign_test_cli", migrated=False)
+    app_engine = create_engine(app_url)
+    try:
+        with app_engine.connect() as conn:  # before: nothing to read
+            assert inspect(conn).get_table_names() == []
+        env = {
+            **os.environ,
+            "PORTAL_DATABASE_URL": app_url,
+            "PORTAL_MIGRATE_DATABASE_URL": owner_url,
+            "PORTAL_INSTANCE_DIR": str(settings.instance_dir),
+            "PORTAL_SECRET_KEY": "test",
+            "PORTAL_REDIS_URL": backend.redis_url,
+        }
+        done = subprocess.run(
+            [sys.executable, "-m", "portal.cli", "db", "upgrade"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert f"privileges granted to role {make_url(app_url).username}" in done.stdout
+        with app_engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM organization")).scalar() == 0
+            owned = conn.execute(
+                text("SELECT count(*) FROM pg_tables WHERE tableowner = current_user")
+            ).scalar()
+            assert owned == 0
+    finally:
+        app_engine.dispose()
