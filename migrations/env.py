@@ -7,6 +7,7 @@ from sqlalchemy import create_engine, pool
 
 from portal.accounts import models as _accounts  # noqa: F401  (registers tables)
 from portal.core.db import Base
+from portal.flows import models as _flows  # noqa: F401
 from portal.orgchart import models as _orgchart  # noqa: F401
 
 config = context.config

@@ -98,6 +98,8 @@ def _register_web(app: Flask, settings: Settings) -> None:
 def _register_blueprints(app: Flask) -> None:
     from portal.accounts.views import admin_bp as members_bp
     from portal.accounts.views import bp as accounts_bp
+    from portal.flows.views import bp as flows_bp
+    from portal.flows.views import schema_bp
     from portal.orgchart.views import bp as orgchart_bp
     from portal.web.home import bp as home_bp
 
@@ -105,3 +107,5 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(accounts_bp)
     app.register_blueprint(members_bp)
     app.register_blueprint(orgchart_bp)
+    app.register_blueprint(flows_bp)
+    app.register_blueprint(schema_bp)

@@ -101,6 +101,23 @@ def create_org(
     click.echo(f"created /o/{org.slug}/ with admin {admin_email}")
 
 
+@main.command("seed-flows")
+@with_appcontext
+def seed_flows_command() -> None:
+    """Publish v1 of the seeded flows in every organization lacking them (idempotent)."""
+    from sqlalchemy import select
+
+    from portal.accounts.models import Organization
+    from portal.core.uow import platform_work
+    from portal.flows import services as flows
+
+    with platform_work() as uow:
+        orgs = uow.session.execute(select(Organization.id, Organization.slug)).all()
+    for org_id, slug in orgs:
+        kinds = flows.seed_flows(org_id)
+        click.echo(f"{slug}: {', '.join(kinds) if kinds else 'nothing to seed'}")
+
+
 # --- demo -----------------------------------------------------------------------------------
 
 
@@ -182,3 +199,23 @@ def scheduler() -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+# --- benchmarks -----------------------------------------------------------------------------
+
+
+@main.group()
+def bench() -> None:
+    """Measure the hot paths; figures go in the README's performance section."""
+
+
+@bench.command("validate")
+@click.option("--rounds", default=500, show_default=True, type=click.IntRange(10, 100_000))
+def bench_validate_command(rounds: int) -> None:
+    """Time validate() on the seeded flows and on a generated graph at the size caps."""
+    from portal.flows.bench import bench_validate
+
+    click.echo(f"validate(): {rounds} rounds each (states/transitions/grants)")
+    click.echo(f"{'graph':<22}{'size':>12}{'median ms':>12}{'p95 ms':>10}")
+    for t in bench_validate(rounds):
+        click.echo(f"{t.name:<22}{t.size:>12}{t.median_ms:>12.3f}{t.p95_ms:>10.3f}")

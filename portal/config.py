@@ -11,13 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from portal.domain.locales import SUPPORTED_LOCALES as SUPPORTED_LOCALES  # one list, shared
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES_DIR = REPO_ROOT / "templates"
 STATIC_DIR = REPO_ROOT / "static"
 TRANSLATIONS_DIR = REPO_ROOT / "translations"
 MIGRATIONS_DIR = REPO_ROOT / "migrations"
-
-SUPPORTED_LOCALES = ("en", "zh", "ms")
 
 
 def _flag(value: str | None, default: bool) -> bool:

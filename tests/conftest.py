@@ -21,6 +21,7 @@ from portal.core import migrate
 from portal.core.clock import clock
 from portal.core.db import db
 from portal.core.queue import redis_holder
+from portal.flows.services import version_cache
 
 TEST_DB_NAME = "countersign_test"
 OWNER_ROLE = "countersign_test_owner"
@@ -186,6 +187,9 @@ def _isolated(request: pytest.FixtureRequest) -> Iterator[None]:
     outer = connection.begin()
     db.pin_to(connection)
     redis_holder.get().flushdb()
+    # Rolled-back rows can come back under the same ids (SQLite reuses them): forget
+    # every version the previous test loaded.
+    version_cache.clear()
     try:
         yield
     finally:
@@ -199,6 +203,7 @@ def _isolated(request: pytest.FixtureRequest) -> Iterator[None]:
 def committed(app):  # type: ignore[no-untyped-def]
     """Marks a test that commits for real (several connections, threads, pools)."""
     redis_holder.get().flushdb()
+    version_cache.clear()
     yield
     clock.unfreeze()
 

@@ -24,6 +24,7 @@ from portal.core.uow import platform_work, unit_of_work
 from portal.domain.actor import Actor, Role, require_admin
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.naming import normalise_email, normalise_name, normalise_slug
+from portal.flows import services as flow_services
 
 # --- organizations -------------------------------------------------------------------
 
@@ -48,6 +49,10 @@ def create_organization(
             created_at=clock.now(),
         )
         uow.session.add(org)
+    # Every organization starts with the seeded flows. A second transaction: the tenant
+    # is fixed when a transaction begins, and the organization did not exist yet. Seeding
+    # is idempotent, so `portal seed-flows` repairs an interrupted one.
+    flow_services.seed_flows(org.id)
     return org
 
 

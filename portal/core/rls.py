@@ -13,8 +13,9 @@ import re
 CURRENT_ORG = "NULLIF(current_setting('app.current_org', true), '')::bigint"
 CURRENT_USER = "NULLIF(current_setting('app.current_user', true), '')::bigint"
 
-# Tables the app role may only read and append to (history, published versions).
-APPEND_ONLY_TABLES: set[str] = set()
+# Tables the app role may only read and append to (history, published versions). A
+# trigger refuses UPDATE and DELETE on them too, for every role, on both databases.
+APPEND_ONLY_TABLES: set[str] = {"flow_version"}
 
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -60,3 +61,43 @@ def grant_app_role_sql(role: str, tables: list[str]) -> list[str]:
         statements.append(f"GRANT {privileges} ON {t} TO {r}")
     statements.append(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {r}")
     return statements
+
+
+# One trigger function serves every append-only table on PostgreSQL.
+_REFUSE_CHANGE_FUNCTION = """
+CREATE OR REPLACE FUNCTION refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP
+        USING ERRCODE = 'integrity_constraint_violation';
+END
+$$
+"""
+
+
+def append_only_sql(table: str, dialect: str) -> list[str]:
+    """Triggers refusing UPDATE and DELETE on ``table``, owner included."""
+    t = _ident(table)
+    if dialect == "postgresql":
+        return [
+            _REFUSE_CHANGE_FUNCTION,
+            f"CREATE TRIGGER {t}_append_only BEFORE UPDATE OR DELETE ON {t} "
+            "FOR EACH ROW EXECUTE FUNCTION refuse_change()",
+            f"CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON {t} "
+            "FOR EACH STATEMENT EXECUTE FUNCTION refuse_change()",
+        ]
+    return [
+        f"CREATE TRIGGER {t}_no_update BEFORE UPDATE ON {t} "
+        f"BEGIN SELECT RAISE(ABORT, '{t} is append-only: UPDATE refused'); END",
+        f"CREATE TRIGGER {t}_no_delete BEFORE DELETE ON {t} "
+        f"BEGIN SELECT RAISE(ABORT, '{t} is append-only: DELETE refused'); END",
+    ]
+
+
+def drop_append_only_sql(table: str, dialect: str) -> list[str]:
+    t = _ident(table)
+    if dialect == "postgresql":
+        return [
+            f"DROP TRIGGER IF EXISTS {t}_append_only ON {t}",
+            f"DROP TRIGGER IF EXISTS {t}_no_truncate ON {t}",
+        ]
+    return [f"DROP TRIGGER IF EXISTS {t}_no_update", f"DROP TRIGGER IF EXISTS {t}_no_delete"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
 
@@ -43,6 +44,13 @@ def init_i18n_filters(app: Flask) -> None:
     def _datetime(value: datetime | None, fmt: str = "medium") -> str:
         return format_datetime(value, fmt) if value else ""
 
+    def _label(labels: Mapping[str, str]) -> str:
+        # Flow labels are per locale inside the graph; missing ones fall back to English.
+        if hasattr(labels, "text"):
+            return labels.text(str(get_locale()))
+        return labels.get(str(get_locale())) or labels.get("en", "")
+
+    app.jinja_env.filters["label"] = _label
     app.jinja_env.filters["date"] = _date
     app.jinja_env.filters["datetime"] = _datetime
     app.jinja_env.globals["LOCALE_NAMES"] = LOCALE_NAMES

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, Protocol
+
 from flask_babel import gettext, ngettext
 
-from portal.domain.errors import DomainError, RowError
 from portal.domain.messages import MESSAGES
 
 
-def message_for(error: DomainError | RowError) -> str:
+class Coded(Protocol):
+    """Anything with a message code and its parameters: errors, row errors, violations."""
+
+    code: str
+
+    @property
+    def params(self) -> Mapping[str, Any]: ...
+
+
+def message_for(error: Coded) -> str:
     template = MESSAGES.get(error.code)
     if template is None:
         return gettext("Something went wrong (%(code)s).", code=error.code)

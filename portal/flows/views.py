@@ -1,0 +1,220 @@
+"""Flow admin pages: the list with its readiness warnings, one flow with its draft,
+violations and versions, import, export, publish and discard."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from portal.config import REPO_ROOT
+from portal.domain.errors import DomainError, NotFound
+from portal.domain.graph import BreachAction, Gate, GranteeKind, StateRole
+from portal.domain.validate import errors_in
+from portal.flows import services
+from portal.flows.forms import ImportForm, RevisionForm
+from portal.web.auth import admin_required
+from portal.web.forms import attach_error
+from portal.web.messages import message_for
+from portal.web.tenancy import current_actor
+
+bp = Blueprint("flows", __name__, url_prefix="/o/<org>/flows")
+schema_bp = Blueprint("schema", __name__, url_prefix="/schema")
+
+GRAPH_SCHEMA = REPO_ROOT / "portal" / "domain" / "graph.schema.json"
+
+STATE_ROLES = {
+    StateRole.DRAFT: _l("Draft"),
+    StateRole.PENDING: _l("Pending"),
+    StateRole.ACCRUAL: _l("Accrual (money committed)"),
+    StateRole.PAYOUT: _l("Payout (money leaves)"),
+    StateRole.ACKNOWLEDGED: _l("Acknowledged"),
+    StateRole.DISPUTE: _l("Dispute"),
+    StateRole.REJECTED: _l("Rejected"),
+    StateRole.CANCELLED: _l("Cancelled"),
+    StateRole.CUSTOM: _l("Custom"),
+}
+GATES = {
+    Gate.REQUESTER: _l("The requester"),
+    Gate.TARGET: _l("Approvers of the next state"),
+    Gate.SOURCE: _l("Approvers of this state"),
+    Gate.ADVANCE: _l("Whoever may approve from here"),
+}
+BREACH_ACTIONS = {
+    BreachAction.REMIND: _l("remind"),
+    BreachAction.ESCALATE_UP: _l("escalate one seat up"),
+    BreachAction.REASSIGN: _l("reassign to the assignee's superior"),
+    BreachAction.AUTO: _l("fire automatically"),
+}
+
+
+def _vocabulary() -> dict[str, object]:
+    return {
+        "STATE_ROLES": STATE_ROLES,
+        "GATES": GATES,
+        "BREACH_ACTIONS": BREACH_ACTIONS,
+        "GranteeKind": GranteeKind,
+    }
+
+
+def _with_messages(violations):  # type: ignore[no-untyped-def]
+    return [(v, message_for(v)) for v in violations]
+
+
+# --- the list -----------------------------------------------------------------------
+
+
+def _index_page(form: ImportForm, status: int = 200):  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    warnings = services.flow_readiness(actor)
+    return (
+        render_template(
+            "flows/index.html",
+            flows=services.list_flows(actor),
+            warnings=[(w, message_for(w)) for w in warnings],
+            form=form,
+        ),
+        status,
+    )
+
+
+@bp.get("/")
+@admin_required
+def index():  # type: ignore[no-untyped-def]
+    return _index_page(ImportForm())
+
+
+@bp.post("/import")
+@admin_required
+def import_new():  # type: ignore[no-untyped-def]
+    form = ImportForm()
+    if not form.validate_on_submit():
+        return _index_page(form, 422)
+    try:
+        draft = services.import_draft(current_actor(), form.file.data.read())
+    except DomainError as error:
+        attach_error(form, error, default_field="file")
+        return _index_page(form, 422)
+    _flash_saved(draft)
+    return redirect(url_for(".flow", kind=draft.kind))
+
+
+def _flash_saved(draft: services.DraftView) -> None:
+    errors = len(errors_in(draft.violations))
+    if errors:
+        flash(
+            _(
+                "Imported as draft revision %(revision)s. It has problems to fix before it can be published.",
+                revision=draft.revision,
+            ),
+            "warning",
+        )
+    else:
+        flash(
+            _(
+                "Imported as draft revision %(revision)s. It is ready to publish.",
+                revision=draft.revision,
+            ),
+            "success",
+        )
+
+
+# --- one flow -----------------------------------------------------------------------
+
+
+def _flow_page(kind: str, form: ImportForm | None = None, status: int = 200, violations=None):  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    draft = services.get_draft(actor, kind)
+    versions = services.list_versions(actor, kind)
+    form = form or ImportForm(revision=str(draft.revision))
+    return (
+        render_template(
+            "flows/flow.html",
+            kind=kind,
+            draft=draft,
+            violations=_with_messages(violations if violations is not None else draft.violations),
+            versions=versions,
+            refs=services.describe_references(actor, draft.graph),
+            form=form,
+            revision_form=RevisionForm(revision=draft.revision),
+            **_vocabulary(),
+        ),
+        status,
+    )
+
+
+@bp.get("/<kind>/")
+@admin_required
+def flow(kind: str):  # type: ignore[no-untyped-def]
+    return _flow_page(kind)
+
+
+def _revision() -> int:
+    form = RevisionForm()
+    if not form.validate_on_submit():
+        raise DomainError("bad_request")
+    return form.revision.data  # type: ignore[return-value]
+
+
+@bp.post("/<kind>/import")
+@admin_required
+def import_over(kind: str):  # type: ignore[no-untyped-def]
+    form = ImportForm()
+    if not form.validate_on_submit():
+        return _flow_page(kind, form, 422)
+    try:
+        revision = int(form.revision.data or 0)
+    except ValueError:
+        raise DomainError("bad_request") from None
+    try:
+        draft = services.import_draft(
+            current_actor(), form.file.data.read(), kind=kind, revision=revision
+        )
+    except NotFound:
+        raise
+    except DomainError as error:
+        attach_error(form, error, default_field="file")
+        return _flow_page(kind, form, 409 if error.code == "stale_revision" else 422)
+    _flash_saved(draft)
+    return redirect(url_for(".flow", kind=kind))
+
+
+@bp.post("/<kind>/publish")
+@admin_required
+def publish(kind: str):  # type: ignore[no-untyped-def]
+    try:
+        version = services.publish_draft(current_actor(), kind, revision=_revision())
+    except services.FlowInvalid as refused:
+        flash(message_for(refused), "error")
+        return _flow_page(kind, status=422, violations=refused.violations)
+    flash(_("Published version %(version)s.", version=version.version), "success")
+    return redirect(url_for(".flow", kind=kind))
+
+
+@bp.post("/<kind>/discard")
+@admin_required
+def discard(kind: str):  # type: ignore[no-untyped-def]
+    services.discard_draft(current_actor(), kind, revision=_revision())
+    flash(_("The draft was discarded."), "success")
+    return redirect(url_for(".flow", kind=kind))
+
+
+@bp.get("/<kind>/export.json")
+@admin_required
+def export(kind: str):  # type: ignore[no-untyped-def]
+    version = request.args.get("version", type=int)
+    body = services.export_flow(current_actor(), kind, version=version)
+    suffix = f"v{version}" if version is not None else "draft"
+    return Response(
+        body,
+        mimetype="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{kind}-{suffix}.json"'},
+    )
+
+
+# --- the graph's JSON Schema --------------------------------------------------------
+
+
+@schema_bp.get("/flow-graph.json")
+def graph_schema():  # type: ignore[no-untyped-def]
+    return Response(GRAPH_SCHEMA.read_text(encoding="utf-8"), mimetype="application/schema+json")
