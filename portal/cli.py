@@ -204,7 +204,7 @@ if __name__ == "__main__":  # pragma: no cover
 # --- benchmarks -----------------------------------------------------------------------------
 
 
-@main.group()
+@main.group(cls=click.Group)  # a plain group: benchmarks need no app, nor build one
 def bench() -> None:
     """Measure the hot paths; figures go in the README's performance section."""
 

@@ -22,6 +22,7 @@ down_revision = "0001"
 branch_labels = None
 depends_on = None
 
+# Every integer column, as in the models (``Mapped[int]`` is BIGINT on PostgreSQL).
 ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 TIMESTAMP = sa.DateTime(timezone=True)
 TENANT_TABLES = ("flow_draft", "flow_version")
@@ -53,8 +54,8 @@ def upgrade() -> None:
         sa.Column("id", ID, primary_key=True),
         _org_id("flow_draft"),
         sa.Column("kind", sa.String(63), nullable=False),
-        sa.Column("revision", sa.Integer(), nullable=False),
-        sa.Column("base_version", sa.Integer()),
+        sa.Column("revision", ID, nullable=False),
+        sa.Column("base_version", ID),
         sa.Column("graph", sa.JSON(), nullable=False),
         sa.Column("updated_at", TIMESTAMP, nullable=False),
         sa.Column("updated_by", ID),
@@ -68,7 +69,7 @@ def upgrade() -> None:
         sa.Column("id", ID, primary_key=True),
         _org_id("flow_version"),
         sa.Column("kind", sa.String(63), nullable=False),
-        sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column("version", ID, nullable=False),
         sa.Column("graph", sa.JSON(), nullable=False),
         sa.Column("digest", sa.String(64), nullable=False),
         sa.Column("published_at", TIMESTAMP, nullable=False),

@@ -63,10 +63,17 @@ def grant_app_role_sql(role: str, tables: list[str]) -> list[str]:
     return statements
 
 
-# One trigger function serves every append-only table on PostgreSQL.
+# One trigger function serves every append-only table on PostgreSQL. The one deletion
+# it lets through is the cascade from removing a whole organization (the parent row is
+# already gone by then): the platform operator's decision, not the application's.
 _REFUSE_CHANGE_FUNCTION = """
 CREATE OR REPLACE FUNCTION refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    IF TG_OP = 'DELETE' THEN
+        IF NOT EXISTS (SELECT 1 FROM organization WHERE id = OLD.org_id) THEN
+            RETURN OLD;
+        END IF;
+    END IF;
     RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP
         USING ERRCODE = 'integrity_constraint_violation';
 END
@@ -75,7 +82,8 @@ $$
 
 
 def append_only_sql(table: str, dialect: str) -> list[str]:
-    """Triggers refusing UPDATE and DELETE on ``table``, owner included."""
+    """Triggers refusing UPDATE and DELETE on ``table``, owner included (except the
+    cascade from deleting the organization itself)."""
     t = _ident(table)
     if dialect == "postgresql":
         return [
@@ -88,7 +96,8 @@ def append_only_sql(table: str, dialect: str) -> list[str]:
     return [
         f"CREATE TRIGGER {t}_no_update BEFORE UPDATE ON {t} "
         f"BEGIN SELECT RAISE(ABORT, '{t} is append-only: UPDATE refused'); END",
-        f"CREATE TRIGGER {t}_no_delete BEFORE DELETE ON {t} "
+        f"CREATE TRIGGER {t}_no_delete BEFORE DELETE ON {t} "  # noqa: S608 - t is checked by _ident
+        f"WHEN EXISTS (SELECT 1 FROM organization WHERE id = OLD.org_id) "
         f"BEGIN SELECT RAISE(ABORT, '{t} is append-only: DELETE refused'); END",
     ]
 

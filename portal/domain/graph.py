@@ -343,7 +343,10 @@ class Graph:
         kept as they are, so normalising a normalised graph is cheap)."""
         return replace(
             self,
-            posting_order=self.posting_order or PostingOrder.ACCRUAL_FIRST,
+            # ``is None``, not ``or``: a value given but empty stays wrong for the validator.
+            posting_order=(
+                PostingOrder.ACCRUAL_FIRST if self.posting_order is None else self.posting_order
+            ),
             states=tuple(
                 s if s.approval is not None else replace(s, approval=Approval.ANY)
                 for s in self.states
@@ -370,7 +373,7 @@ def _normalised_grant(grant: Grant) -> Grant:
     return replace(
         grant,
         grantee=grantee,
-        on_vacancy=grant.on_vacancy or OnVacancy.ESCALATE,
+        on_vacancy=OnVacancy.ESCALATE if grant.on_vacancy is None else grant.on_vacancy,
         max_escalation_levels=(
             grant.max_escalation_levels
             if grant.max_escalation_levels is not None
@@ -501,7 +504,8 @@ def _grant_json(g: Grant) -> dict[str, Any]:
             "state": g.state,
             "all_states": g.all_states or None,
             "grantee": grantee,
-            "min_amount": str(g.min_amount) if g.min_amount is not None else None,
+            # Fixed-point, never an exponent ("1E+3"), so the loader reads it back.
+            "min_amount": format(g.min_amount, "f") if g.min_amount is not None else None,
             "currency": g.currency,
             "on_vacancy": g.on_vacancy,
             "max_escalation_levels": g.max_escalation_levels,
@@ -569,7 +573,8 @@ class _Reader:
             raise GraphFormatError("graph_wrong_type", path, expected="object")
         for key in data:
             if key not in required and key not in optional:
-                raise GraphFormatError("graph_unknown_key", _join(path, key))
+                # The refusal quotes the key, so it must be printable text itself.
+                raise GraphFormatError("graph_unknown_key", _join(path, _encodable(key, path)))
         for key in required:
             if key not in data:
                 raise GraphFormatError("graph_missing_key", _join(path, key))
@@ -635,6 +640,17 @@ def _string(value: object, path: str) -> str:
         raise GraphFormatError("graph_wrong_type", path, expected="string")
     if len(value) > MAX_STRING:
         raise GraphFormatError("graph_string_too_long", path, limit=MAX_STRING)
+    return _encodable(value, path)
+
+
+def _encodable(value: str, path: str) -> str:
+    # "\ud800" is valid JSON, but the lone surrogate it escapes has no UTF-8 form: the
+    # graph would load and validate, then fail when it is stored or hashed.
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise GraphFormatError("graph_not_utf8", path) from None
     return value
 
 
@@ -664,7 +680,10 @@ def _labels(value: object, path: str) -> Labels:
         raise GraphFormatError("graph_wrong_type", path, expected="object")
     if len(value) > 16:
         raise GraphFormatError("graph_list_too_long", path, limit=16)
-    return Labels((locale, _string(text, _join(path, locale))) for locale, text in value.items())
+    return Labels(
+        (_encodable(locale, path), _string(text, _join(path, locale)))
+        for locale, text in value.items()
+    )
 
 
 _AMOUNT = re.compile(r"^-?[0-9]{1,15}(\.[0-9]{1,4})?$")
@@ -682,15 +701,18 @@ def _amount(value: object, path: str) -> Decimal:
 
 def from_json(data: object) -> Graph:
     """Build a graph from parsed JSON data. Raises GraphFormatError only."""
+    # The format first: another format may have other keys, and "format 2 cannot be read
+    # here" is the answer, not "key x is not part of a flow". A boolean is no format
+    # number, though Python says True == 1.
+    fmt = data.get("format", _MISSING) if isinstance(data, dict) else _MISSING
+    if fmt is not _MISSING and (isinstance(fmt, bool) or fmt != FORMAT):
+        raise GraphFormatError("graph_format_unsupported", "format", format=str(fmt)[:20])
     r = _Reader(
         data,
         "",
         required=("kind", "states"),
         optional=("format", "labels", "posting_order", "fields", "transitions", "grants"),
     )
-    fmt = r.raw("format")
-    if fmt is not _MISSING and fmt != FORMAT:
-        raise GraphFormatError("graph_format_unsupported", "format", format=str(fmt)[:20])
     return Graph(
         kind=r.string("kind") or "",
         labels=r.labels("labels"),

@@ -94,6 +94,9 @@ MESSAGES: dict[str, str | tuple[str, str]] = {
     "version_conflict": N_(
         "Another version of %(kind)s was published at the same moment. Try again."
     ),
+    "draft_gone": N_(
+        "This draft was published or discarded after you opened it. Reload to see the flow as it is now."
+    ),
     "draft_exists": N_("There is already a draft of %(kind)s: open that flow to import over it."),
     "graph_kind_mismatch": N_("This file describes the flow “%(kind)s”, not “%(expected)s”."),
     "readiness_flow_missing": N_(

@@ -254,7 +254,7 @@ class _Checker:
         if not KEY_PATTERN.match(g.kind):
             self.add("flow_kind_invalid", {}, "kind", kind=g.kind[:64])
         if g.posting_order not in PostingOrder.ALL:
-            self.add("posting_order_unknown", {}, "posting_order", value=g.posting_order)
+            self.add("posting_order_unknown", {}, "posting_order", value=str(g.posting_order)[:64])
         self.labels(g.labels, {}, "")
         self.fields()
         self.states()

@@ -273,20 +273,22 @@ def expense_claim(base_currency: str) -> Graph:
     ).normalised()
 
 
-def purchase_request(base_currency: str) -> Graph:
-    """draft → submitted → approved | rejected, or withdrawn. The superior approves;
-    from PURCHASE_UNIT_HEAD_FLOOR up only the unit head does. Nobody deciding within
-    48 hours escalates the request one seat up."""
+def _single_step(
+    *,
+    kind: str,
+    labels: Labels,
+    step: str,
+    step_labels: Labels,
+    deadline: Deadline,
+    submit_guard: TransitionGuard,
+    grants: tuple[Grant, ...],
+    fields: tuple[DocumentField, ...],
+) -> Graph:
+    """draft → step → approved | rejected (with a comment), or withdrawn by the requester:
+    the shape of every one-decision request."""
     states = (
         _state("draft", _l("Draft", "草稿", "Draf"), StateRole.DRAFT, 40, 200),
-        _state(
-            "submitted",
-            _l("Submitted", "已提交", "Dihantar"),
-            StateRole.PENDING,
-            280,
-            200,
-            deadline=Deadline(after="48h", on_breach=BreachAction.ESCALATE_UP),
-        ),
+        _state(step, step_labels, StateRole.PENDING, 280, 200, deadline=deadline),
         _state(
             "approved",
             _l("Approved", "已批准", "Diluluskan"),
@@ -313,67 +315,14 @@ def purchase_request(base_currency: str) -> Graph:
         ),
     )
     transitions = (
-        _go(
-            "submit",
-            "draft",
-            "submitted",
-            Gate.REQUESTER,
-            _SUBMIT,
-            1,
-            guard=TransitionGuard(
-                _POSITIVE_AMOUNT,
-                _l(
-                    "A purchase request needs an amount above zero.",
-                    "采购申请的金额必须大于零。",
-                    "Permohonan pembelian memerlukan amaun melebihi sifar.",
-                ),
-            ),
-        ),
-        _go("approve", "submitted", "approved", Gate.TARGET, _APPROVE, 1),
-        _with_comment(_go("reject", "submitted", "rejected", Gate.ADVANCE, _REJECT, 2)),
-        _with_comment(_go("withdraw", "submitted", "cancelled", Gate.REQUESTER, _WITHDRAW, 3)),
-    )
-    grants = (
-        Grant(
-            state="approved",
-            grantee=Grantee(kind=GranteeKind.SUPERIOR),
-            min_amount=Decimal("0.00"),
-            currency=base_currency,
-        ),
-        Grant(
-            state="approved",
-            grantee=Grantee(kind=GranteeKind.UNIT_HEAD, walk_up=True),
-            min_amount=PURCHASE_UNIT_HEAD_FLOOR,
-            currency=base_currency,
-        ),
-    )
-    fields = (
-        DocumentField(
-            key="supplier",
-            type=FieldType.TEXT,
-            labels=_l("Supplier", "供应商", "Pembekal"),
-            required=True,
-        ),
-        DocumentField(
-            key="category",
-            type=FieldType.CHOICE,
-            labels=_l("Category", "类别", "Kategori"),
-            required=True,
-            choices=(
-                Choice("goods", _l("Goods", "货物", "Barangan")),
-                Choice("services", _l("Services", "服务", "Perkhidmatan")),
-                Choice("software", _l("Software", "软件", "Perisian")),
-            ),
-        ),
-        DocumentField(
-            key="needed_by",
-            type=FieldType.DATE,
-            labels=_l("Needed by", "需要日期", "Diperlukan sebelum"),
-        ),
+        _go("submit", "draft", step, Gate.REQUESTER, _SUBMIT, 1, guard=submit_guard),
+        _go("approve", step, "approved", Gate.TARGET, _APPROVE, 1),
+        _with_comment(_go("reject", step, "rejected", Gate.ADVANCE, _REJECT, 2)),
+        _with_comment(_go("withdraw", step, "cancelled", Gate.REQUESTER, _WITHDRAW, 3)),
     )
     return Graph(
-        kind=PURCHASE_REQUEST,
-        labels=_l("Purchase request", "采购申请", "Permohonan pembelian"),
+        kind=kind,
+        labels=labels,
         posting_order=PostingOrder.ACCRUAL_FIRST,
         states=states,
         transitions=transitions,
@@ -382,99 +331,110 @@ def purchase_request(base_currency: str) -> Graph:
     ).normalised()
 
 
+def purchase_request(base_currency: str) -> Graph:
+    """draft → submitted → approved | rejected, or withdrawn. The superior approves;
+    from PURCHASE_UNIT_HEAD_FLOOR up only the unit head does. Nobody deciding within
+    48 hours escalates the request one seat up."""
+    return _single_step(
+        kind=PURCHASE_REQUEST,
+        labels=_l("Purchase request", "采购申请", "Permohonan pembelian"),
+        step="submitted",
+        step_labels=_l("Submitted", "已提交", "Dihantar"),
+        deadline=Deadline(after="48h", on_breach=BreachAction.ESCALATE_UP),
+        submit_guard=TransitionGuard(
+            _POSITIVE_AMOUNT,
+            _l(
+                "A purchase request needs an amount above zero.",
+                "采购申请的金额必须大于零。",
+                "Permohonan pembelian memerlukan amaun melebihi sifar.",
+            ),
+        ),
+        grants=(
+            Grant(
+                state="approved",
+                grantee=Grantee(kind=GranteeKind.SUPERIOR),
+                min_amount=Decimal("0.00"),
+                currency=base_currency,
+            ),
+            Grant(
+                state="approved",
+                grantee=Grantee(kind=GranteeKind.UNIT_HEAD, walk_up=True),
+                min_amount=PURCHASE_UNIT_HEAD_FLOOR,
+                currency=base_currency,
+            ),
+        ),
+        fields=(
+            DocumentField(
+                key="supplier",
+                type=FieldType.TEXT,
+                labels=_l("Supplier", "供应商", "Pembekal"),
+                required=True,
+            ),
+            DocumentField(
+                key="category",
+                type=FieldType.CHOICE,
+                labels=_l("Category", "类别", "Kategori"),
+                required=True,
+                choices=(
+                    Choice("goods", _l("Goods", "货物", "Barangan")),
+                    Choice("services", _l("Services", "服务", "Perkhidmatan")),
+                    Choice("software", _l("Software", "软件", "Perisian")),
+                ),
+            ),
+            DocumentField(
+                key="needed_by",
+                type=FieldType.DATE,
+                labels=_l("Needed by", "需要日期", "Diperlukan sebelum"),
+            ),
+        ),
+    )
+
+
 def leave_request(base_currency: str) -> Graph:
     """draft → manager_review → approved | rejected (with a comment), or withdrawn.
     The requester's superior decides; a reminder goes out after three days."""
     del base_currency  # leave carries no money
-    states = (
-        _state("draft", _l("Draft", "草稿", "Draf"), StateRole.DRAFT, 40, 200),
-        _state(
-            "manager_review",
-            _l("Manager review", "经理审核", "Semakan pengurus"),
-            StateRole.PENDING,
-            280,
-            200,
-            deadline=Deadline(after="3d", on_breach=BreachAction.REMIND),
-        ),
-        _state(
-            "approved",
-            _l("Approved", "已批准", "Diluluskan"),
-            StateRole.CUSTOM,
-            520,
-            120,
-            terminal=True,
-        ),
-        _state(
-            "rejected",
-            _l("Rejected", "已拒绝", "Ditolak"),
-            StateRole.REJECTED,
-            520,
-            280,
-            terminal=True,
-        ),
-        _state(
-            "cancelled",
-            _l("Withdrawn", "已撤回", "Ditarik balik"),
-            StateRole.CANCELLED,
-            280,
-            400,
-            terminal=True,
-        ),
-    )
-    transitions = (
-        _go(
-            "submit",
-            "draft",
-            "manager_review",
-            Gate.REQUESTER,
-            _SUBMIT,
-            1,
-            guard=TransitionGuard(
-                "document.fields.last_day >= document.fields.first_day",
-                _l(
-                    "The last day of leave cannot be before the first.",
-                    "休假的最后一天不能早于第一天。",
-                    "Hari terakhir cuti tidak boleh sebelum hari pertama.",
-                ),
-            ),
-        ),
-        _go("approve", "manager_review", "approved", Gate.TARGET, _APPROVE, 1),
-        _with_comment(_go("reject", "manager_review", "rejected", Gate.ADVANCE, _REJECT, 2)),
-        _with_comment(_go("withdraw", "manager_review", "cancelled", Gate.REQUESTER, _WITHDRAW, 3)),
-    )
-    fields = (
-        DocumentField(
-            key="leave_type",
-            type=FieldType.CHOICE,
-            labels=_l("Leave type", "假期类型", "Jenis cuti"),
-            required=True,
-            choices=(
-                Choice("annual", _l("Annual leave", "年假", "Cuti tahunan")),
-                Choice("sick", _l("Sick leave", "病假", "Cuti sakit")),
-                Choice("unpaid", _l("Unpaid leave", "无薪假", "Cuti tanpa gaji")),
-            ),
-        ),
-        DocumentField(
-            key="first_day",
-            type=FieldType.DATE,
-            labels=_l("First day", "第一天", "Hari pertama"),
-            required=True,
-        ),
-        DocumentField(
-            key="last_day",
-            type=FieldType.DATE,
-            labels=_l("Last day", "最后一天", "Hari terakhir"),
-            required=True,
-        ),
-    )
-    return Graph(
+    return _single_step(
         kind=LEAVE_REQUEST,
         labels=_l("Leave request", "请假申请", "Permohonan cuti"),
-        states=states,
-        transitions=transitions,
+        step="manager_review",
+        step_labels=_l("Manager review", "经理审核", "Semakan pengurus"),
+        deadline=Deadline(after="3d", on_breach=BreachAction.REMIND),
+        submit_guard=TransitionGuard(
+            "document.fields.last_day >= document.fields.first_day",
+            _l(
+                "The last day of leave cannot be before the first.",
+                "休假的最后一天不能早于第一天。",
+                "Hari terakhir cuti tidak boleh sebelum hari pertama.",
+            ),
+        ),
         grants=(_grant("approved", GranteeKind.SUPERIOR),),
-        fields=fields,
-    ).normalised()
+        fields=(
+            DocumentField(
+                key="leave_type",
+                type=FieldType.CHOICE,
+                labels=_l("Leave type", "假期类型", "Jenis cuti"),
+                required=True,
+                choices=(
+                    Choice("annual", _l("Annual leave", "年假", "Cuti tahunan")),
+                    Choice("sick", _l("Sick leave", "病假", "Cuti sakit")),
+                    Choice("unpaid", _l("Unpaid leave", "无薪假", "Cuti tanpa gaji")),
+                ),
+            ),
+            DocumentField(
+                key="first_day",
+                type=FieldType.DATE,
+                labels=_l("First day", "第一天", "Hari pertama"),
+                required=True,
+            ),
+            DocumentField(
+                key="last_day",
+                type=FieldType.DATE,
+                labels=_l("Last day", "最后一天", "Hari terakhir"),
+                required=True,
+            ),
+        ),
+    )
 
 
 def seeded_graphs(base_currency: str) -> list[Graph]:

@@ -30,7 +30,14 @@ from portal.core.uow import unit_of_work
 from portal.domain import graph as graphs
 from portal.domain.actor import Actor, SystemActor, require_admin
 from portal.domain.errors import Conflict, DomainError, NotFound
-from portal.domain.graph import KEY_PATTERN, GranteeKind, Graph, Labels, OnVacancy
+from portal.domain.graph import (
+    KEY_PATTERN,
+    GranteeKind,
+    Graph,
+    GraphFormatError,
+    Labels,
+    OnVacancy,
+)
 from portal.domain.validate import Violation, errors_in, grantee_violations, validate
 from portal.flows import seeded
 from portal.flows.models import FlowDraft, FlowVersion
@@ -147,6 +154,17 @@ def _check_kind(kind: str) -> str:
     return kind
 
 
+# No revision or version number beyond this is ever issued; a larger one from a request
+# is refused here, since the database could not even compare it with a column.
+MAX_NUMBER = 2**31 - 1
+
+
+def _check_revision(revision: int) -> int:
+    if not 0 <= revision <= MAX_NUMBER:
+        raise DomainError("bad_request")
+    return revision
+
+
 def canonical_json(graph: Graph) -> str:
     """The one byte-exact form of a graph: what the digest covers."""
     return json.dumps(
@@ -159,6 +177,15 @@ def canonical_json(graph: Graph) -> str:
 
 def digest_of(graph: Graph) -> str:
     return hashlib.sha256(canonical_json(graph).encode("utf-8")).hexdigest()
+
+
+def _check_encodable(graph: Graph) -> None:
+    """The loader refuses lone UTF-16 surrogates ("\\ud800"); a graph built in code could
+    still carry one, and no page, export or digest could encode it."""
+    try:
+        canonical_json(graph).encode("utf-8")
+    except UnicodeEncodeError:
+        raise GraphFormatError("graph_not_utf8") from None
 
 
 def _base_currency(session: Session, org_id: int) -> str:
@@ -177,7 +204,7 @@ def _member_names(session: Session, member_ids: Iterable[int | None]) -> dict[in
         .join(User, User.id == Membership.user_id)
         .where(Membership.id.in_(ids))
     )
-    return dict(rows.tuples().all())
+    return {member_id: name for member_id, name in rows}
 
 
 def _validate_in(session: Session, org_id: int, graph: Graph) -> list[Violation]:
@@ -239,6 +266,14 @@ def _draft_view(session: Session, org_id: int, row: FlowDraft) -> DraftView:
     )
 
 
+def _gone(session: Session, kind: str) -> DomainError:
+    """No draft to act on: published or discarded since the page was loaded (a second
+    click, a colleague) — or, for a kind this organization does not have, not found."""
+    if _latest(session, kind) is None:
+        return NotFound("flow")
+    return Conflict("draft_gone")
+
+
 def _stale(current: int) -> Conflict:
     return Conflict("stale_revision", current=current)
 
@@ -283,6 +318,8 @@ def list_flows(actor: Actor) -> list[FlowSummary]:
 
 def get_version(actor: Actor | SystemActor, kind: str, version: int) -> VersionView:
     """One published version. Any member may read it: documents are decided under it."""
+    if not 1 <= version <= MAX_NUMBER:
+        raise NotFound("flow_version")
     key = (actor.org_id, kind, version)
     cached = version_cache.get(key)
     if cached is not None:
@@ -372,8 +409,10 @@ def save_draft(actor: Actor, kind: str, graph: Graph, *, revision: int) -> Draft
     publishing refuses."""
     require_admin(actor)
     _check_kind(kind)
+    _check_revision(revision)
+    _check_encodable(graph)
     if graph.kind != kind:
-        raise DomainError("graph_kind_mismatch", field="kind", kind=graph.kind[:64], expected=kind)
+        raise DomainError("graph_kind_mismatch", kind=graph.kind[:64], expected=kind)
     data = graphs.to_json(graph.normalised())
     now = clock.now()
     with _scoped(actor) as uow:
@@ -421,6 +460,7 @@ def save_draft(actor: Actor, kind: str, graph: Graph, *, revision: int) -> Draft
 def discard_draft(actor: Actor, kind: str, *, revision: int) -> None:
     require_admin(actor)
     _check_kind(kind)
+    _check_revision(revision)
     with _scoped(actor) as uow:
         s = uow.session
         result = s.execute(
@@ -431,7 +471,7 @@ def discard_draft(actor: Actor, kind: str, *, revision: int) -> None:
         if result.rowcount != 1:
             current = s.scalar(select(FlowDraft.revision).where(FlowDraft.kind == kind))
             if current is None:
-                raise NotFound("flow_draft")
+                raise _gone(s, kind)
             raise _stale(current)
 
 
@@ -446,7 +486,7 @@ def publish_draft(actor: Actor, kind: str, *, revision: int) -> VersionView:
         s = uow.session
         row = s.scalars(select(FlowDraft).where(FlowDraft.kind == kind).with_for_update()).first()
         if row is None:
-            raise NotFound("flow_draft")
+            raise _gone(s, kind)
         if row.revision != revision:
             raise _stale(row.revision)
         graph = graphs.from_json(row.graph)
@@ -528,15 +568,29 @@ def describe_references(actor: Actor, graph: Graph) -> References:
     return References(members, positions)
 
 
-def export_flow(actor: Actor, kind: str, *, version: int | None = None) -> str:
+@dataclass(frozen=True)
+class Export:
+    filename: str
+    body: str
+
+
+def export_flow(actor: Actor, kind: str, *, version: int | None = None) -> Export:
     """The JSON of a version (``version``), or of the draft (``version=None``; the
     current version when there is no draft)."""
     require_admin(actor)
+    _check_kind(kind)
     if version is not None:
         graph = get_version(actor, kind, version).graph
+        filename = f"{kind}-v{version}.json"
     else:
-        graph = get_draft(actor, kind).graph
-    return graphs.dumps(graph.normalised())
+        draft = get_draft(actor, kind)
+        graph = draft.graph
+        filename = (
+            f"{kind}-draft-r{draft.revision}.json"
+            if draft.saved
+            else f"{kind}-v{draft.base_version}.json"
+        )
+    return Export(filename, graphs.dumps(graph.normalised()))
 
 
 # --- seeding ----------------------------------------------------------------------------
@@ -576,7 +630,7 @@ def flow_readiness(actor: Actor, *, as_of: date | None = None) -> list[Readiness
         numbers = dict(
             s.execute(
                 select(FlowVersion.kind, func.max(FlowVersion.version)).group_by(FlowVersion.kind)
-            ).tuples().all()
+            ).all()
         )
         memberships = s.execute(select(Membership.id, Membership.active, Membership.roles)).all()
         active_members = {m.id for m in memberships if m.active}

@@ -3,17 +3,19 @@ violations and versions, import, export, publish and discard."""
 
 from __future__ import annotations
 
+from importlib import resources
+
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from portal.config import REPO_ROOT
-from portal.domain.errors import DomainError, NotFound
+from portal.domain.errors import Conflict, DomainError, NotFound
 from portal.domain.graph import BreachAction, Gate, GranteeKind, StateRole
 from portal.domain.validate import errors_in
 from portal.flows import services
 from portal.flows.forms import ImportForm, RevisionForm
 from portal.web.auth import admin_required
+from portal.web.errors import status_for
 from portal.web.forms import attach_error
 from portal.web.messages import message_for
 from portal.web.tenancy import current_actor
@@ -21,7 +23,7 @@ from portal.web.tenancy import current_actor
 bp = Blueprint("flows", __name__, url_prefix="/o/<org>/flows")
 schema_bp = Blueprint("schema", __name__, url_prefix="/schema")
 
-GRAPH_SCHEMA = REPO_ROOT / "portal" / "domain" / "graph.schema.json"
+GRAPH_SCHEMA = resources.files("portal.domain") / "graph.schema.json"
 
 STATE_ROLES = {
     StateRole.DRAFT: _l("Draft"),
@@ -136,7 +138,6 @@ def _flow_page(kind: str, form: ImportForm | None = None, status: int = 200, vio
             versions=versions,
             refs=services.describe_references(actor, draft.graph),
             form=form,
-            revision_form=RevisionForm(revision=draft.revision),
             **_vocabulary(),
         ),
         status,
@@ -174,7 +175,7 @@ def import_over(kind: str):  # type: ignore[no-untyped-def]
         raise
     except DomainError as error:
         attach_error(form, error, default_field="file")
-        return _flow_page(kind, form, 409 if error.code == "stale_revision" else 422)
+        return _flow_page(kind, form, status_for(error))
     _flash_saved(draft)
     return redirect(url_for(".flow", kind=kind))
 
@@ -187,6 +188,9 @@ def publish(kind: str):  # type: ignore[no-untyped-def]
     except services.FlowInvalid as refused:
         flash(message_for(refused), "error")
         return _flow_page(kind, status=422, violations=refused.violations)
+    except Conflict as conflict:  # stale or gone: show the flow as it is now, and why
+        flash(message_for(conflict), "error")
+        return _flow_page(kind, status=409)
     flash(_("Published version %(version)s.", version=version.version), "success")
     return redirect(url_for(".flow", kind=kind))
 
@@ -194,7 +198,11 @@ def publish(kind: str):  # type: ignore[no-untyped-def]
 @bp.post("/<kind>/discard")
 @admin_required
 def discard(kind: str):  # type: ignore[no-untyped-def]
-    services.discard_draft(current_actor(), kind, revision=_revision())
+    try:
+        services.discard_draft(current_actor(), kind, revision=_revision())
+    except Conflict as conflict:
+        flash(message_for(conflict), "error")
+        return _flow_page(kind, status=409)
     flash(_("The draft was discarded."), "success")
     return redirect(url_for(".flow", kind=kind))
 
@@ -202,13 +210,16 @@ def discard(kind: str):  # type: ignore[no-untyped-def]
 @bp.get("/<kind>/export.json")
 @admin_required
 def export(kind: str):  # type: ignore[no-untyped-def]
-    version = request.args.get("version", type=int)
-    body = services.export_flow(current_actor(), kind, version=version)
-    suffix = f"v{version}" if version is not None else "draft"
+    raw = request.args.get("version")
+    if raw is not None and not raw.isdigit():
+        raise NotFound("flow_version")
+    export = services.export_flow(
+        current_actor(), kind, version=int(raw) if raw is not None else None
+    )
     return Response(
-        body,
+        export.body,
         mimetype="application/json",
-        headers={"Content-Disposition": f'attachment; filename="{kind}-{suffix}.json"'},
+        headers={"Content-Disposition": f'attachment; filename="{export.filename}"'},
     )
 
 

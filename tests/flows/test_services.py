@@ -1,0 +1,807 @@
+"""Flow drafts, published versions, import/export, seeding and readiness through their
+services, with globex always present and always invisible."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import UTC, date, datetime
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.exc import DBAPIError
+
+from portal.accounts import services as accounts
+from portal.core.clock import clock
+from portal.core.uow import platform_work, unit_of_work
+from portal.domain import graph as graphs
+from portal.domain.actor import Role
+from portal.domain.errors import Conflict, DomainError, Forbidden, NotFound
+from portal.domain.graph import Grant, Grantee, GranteeKind, GraphFormatError, Labels, OnVacancy
+from portal.domain.validate import errors_in
+from portal.flows import services
+from portal.flows.seeded import SEEDED_KINDS
+from portal.orgchart import services as orgchart
+
+postgres_only = pytest.mark.postgres_only
+
+
+def _refusal(call, *args, **kwargs) -> DomainError:  # type: ignore[no-untyped-def]
+    with pytest.raises(DomainError) as caught:
+        call(*args, **kwargs)
+    return caught.value
+
+
+def _codes(violations) -> list[str]:  # type: ignore[no-untyped-def]
+    return [v.code for v in errors_in(violations)]
+
+
+def _relabelled(graph, en: str):  # type: ignore[no-untyped-def]
+    return replace(graph, labels=Labels({**graph.labels, "en": en}))
+
+
+def _granting(graph, *grants: Grant):  # type: ignore[no-untyped-def]
+    """The graph with its grants replaced (the leave request's one step is ``approved``)."""
+    return replace(graph, grants=tuple(grants))
+
+
+def _member_grant(member_id: int) -> Grant:
+    return Grant(state="approved", grantee=Grantee(kind=GranteeKind.MEMBER, member=member_id))
+
+
+def _position_grant(position_id: int, on_vacancy: str | None = None) -> Grant:
+    return Grant(
+        state="approved",
+        grantee=Grantee(kind=GranteeKind.POSITION, position=position_id),
+        on_vacancy=on_vacancy,
+    )
+
+
+def _publish(actor, graph):  # type: ignore[no-untyped-def]
+    """Save ``graph`` over whatever draft there is and publish it."""
+    current = services.get_draft(actor, graph.kind).revision
+    draft = services.save_draft(actor, graph.kind, graph, revision=current)
+    return services.publish_draft(actor, graph.kind, revision=draft.revision)
+
+
+def _seat(actor, code: str = "CFO"):  # type: ignore[no-untyped-def]
+    unit = orgchart.create_unit(actor, code=f"U-{code}", name=f"{code} unit")
+    return orgchart.create_position(actor, code=code, title=f"{code} seat", unit_id=unit.id)
+
+
+def _retire(actor, position) -> None:  # type: ignore[no-untyped-def]
+    orgchart.update_position(
+        actor,
+        position.id,
+        code=position.code,
+        title=position.title,
+        unit_id=position.unit_id,
+        reports_to_id=position.reports_to_id,
+        active=False,
+    )
+
+
+def _leave(actor):  # type: ignore[no-untyped-def]
+    return services.current_version(actor, "leave_request").graph
+
+
+def _claim(actor):  # type: ignore[no-untyped-def]
+    return services.current_version(actor, "expense_claim").graph
+
+
+# --- seeding -----------------------------------------------------------------------------
+
+
+def test_every_new_organization_starts_with_version_one_of_the_seeded_flows(acme, globex):
+    admin = acme.admin.actor
+
+    assert [f.kind for f in services.list_flows(admin)] == sorted(SEEDED_KINDS)
+    for kind in SEEDED_KINDS:
+        [v1] = services.list_versions(admin, kind)
+        assert (v1.version, v1.published_by) == (1, None)
+        view = services.get_version(admin, kind, 1)
+        assert view.graph.kind == kind
+        assert view.digest == services.digest_of(view.graph)
+    assert all(f.draft_revision is None for f in services.list_flows(admin))
+
+
+def test_seeded_floors_are_in_the_organizations_own_currency(acme, make_org, make_member):
+    dollars = services.current_version(acme.admin.actor, "purchase_request").graph
+    assert {g.currency for g in dollars.grants} == {"USD"}
+
+    org = make_org("euro-test", "Euro Test", base_currency="EUR")
+    eva = make_member(org, "Eva Euro", roles=(Role.ADMIN,)).actor
+
+    euros = services.current_version(eva, "purchase_request").graph
+    assert {g.currency for g in euros.grants} == {"EUR"}
+    assert errors_in(services.get_draft(eva, "purchase_request").violations) == []
+
+
+def test_seeding_again_publishes_nothing_and_changes_nothing(acme, globex):
+    admin = acme.admin.actor
+    before = {kind: services.list_versions(admin, kind) for kind in SEEDED_KINDS}
+
+    assert services.seed_flows(acme.org.id) == []
+
+    assert {kind: services.list_versions(admin, kind) for kind in SEEDED_KINDS} == before
+
+
+def test_seeding_never_overwrites_an_organizations_own_version(acme, globex):
+    admin = acme.admin.actor
+    ours = _relabelled(services.current_version(admin, "expense_claim").graph, "Our claims")
+    assert _publish(admin, ours).version == 2
+
+    assert services.seed_flows(acme.org.id) == []
+
+    current = services.current_version(admin, "expense_claim")
+    assert (current.version, current.graph.labels["en"]) == (2, "Our claims")
+    assert [v.version for v in services.list_versions(admin, "expense_claim")] == [2, 1]
+
+
+# --- drafts ------------------------------------------------------------------------------
+
+
+def test_with_no_draft_the_editor_opens_on_the_current_version_as_revision_zero(acme, globex):
+    admin = acme.admin.actor
+
+    draft = services.get_draft(admin, "expense_claim")
+
+    assert (draft.revision, draft.base_version, draft.saved) == (0, 1, False)
+    assert draft.graph == services.current_version(admin, "expense_claim").graph
+    assert _codes(draft.violations) == []
+    assert draft.updated_by is None
+
+
+def test_each_save_names_the_revision_it_was_edited_from_and_bumps_it(acme, globex):
+    admin = acme.admin.actor
+    graph = services.get_draft(admin, "expense_claim").graph
+
+    first = services.save_draft(admin, "expense_claim", _relabelled(graph, "First"), revision=0)
+    assert (first.revision, first.base_version, first.updated_by) == (1, 1, "Alice Admin")
+    second = services.save_draft(admin, "expense_claim", _relabelled(graph, "Second"), revision=1)
+    assert second.revision == 2
+
+    reloaded = services.get_draft(admin, "expense_claim")
+    assert (reloaded.revision, reloaded.graph.labels["en"]) == (2, "Second")
+    assert [f.draft_revision for f in services.list_flows(admin)] == [2, None, None]
+
+
+def test_a_stale_save_is_refused_and_changes_nothing(acme, globex):
+    admin = acme.admin.actor
+    graph = services.get_draft(admin, "expense_claim").graph
+    services.save_draft(admin, "expense_claim", _relabelled(graph, "First"), revision=0)
+    services.save_draft(admin, "expense_claim", _relabelled(graph, "Second"), revision=1)
+
+    for stale in (0, 1, 7):
+        error = _refusal(
+            services.save_draft, admin, "expense_claim", _relabelled(graph, "Lost"), revision=stale
+        )
+        assert isinstance(error, Conflict)
+        assert (error.code, error.params) == ("stale_revision", {"current": 2})
+
+    draft = services.get_draft(admin, "expense_claim")
+    assert (draft.revision, draft.graph.labels["en"]) == (2, "Second")
+
+
+def test_an_invalid_graph_is_saved_with_its_violations(acme, globex):
+    admin = acme.admin.actor
+    graph = services.get_draft(admin, "expense_claim").graph
+    valid = services.save_draft(admin, "expense_claim", graph, revision=0)
+    assert (_codes(valid.violations), valid.publishable) == ([], True)
+
+    invalid = services.save_draft(admin, "expense_claim", _granting(graph), revision=1)
+
+    assert invalid.revision == 2
+    assert set(_codes(invalid.violations)) == {"gate_without_grant"}
+    assert not invalid.publishable
+    assert services.get_draft(admin, "expense_claim").graph.grants == ()
+
+
+def test_a_graph_of_another_kind_cannot_be_saved_as_this_kind(acme, globex):
+    admin = acme.admin.actor
+    leave = _leave(admin)
+    assert services.save_draft(admin, "leave_request", leave, revision=0).revision == 1
+
+    error = _refusal(services.save_draft, admin, "expense_claim", leave, revision=0)
+
+    assert (error.code, error.params["kind"]) == ("graph_kind_mismatch", "leave_request")
+    assert services.get_draft(admin, "expense_claim").revision == 0
+
+
+def test_discarding_needs_the_current_revision(acme, globex):
+    admin = acme.admin.actor
+    for kind in ("expense_claim", "leave_request"):
+        graph = services.get_draft(admin, kind).graph
+        services.save_draft(admin, kind, graph, revision=0)
+        services.save_draft(admin, kind, _relabelled(graph, "Edited"), revision=1)
+
+    services.discard_draft(admin, "leave_request", revision=2)
+    assert services.get_draft(admin, "leave_request").revision == 0
+
+    error = _refusal(services.discard_draft, admin, "expense_claim", revision=1)
+    assert (error.code, error.params) == ("stale_revision", {"current": 2})
+    assert services.get_draft(admin, "expense_claim").revision == 2
+    gone = _refusal(services.discard_draft, admin, "leave_request", revision=2)
+    assert isinstance(gone, Conflict)
+    assert gone.code == "draft_gone"
+
+
+# --- publishing --------------------------------------------------------------------------
+
+
+def test_publishing_an_invalid_draft_is_refused_with_every_violation_and_keeps_the_draft(
+    acme, globex
+):
+    admin = acme.admin.actor
+    graph = services.get_draft(admin, "expense_claim").graph
+    services.save_draft(admin, "expense_claim", _granting(graph), revision=0)
+
+    error = _refusal(services.publish_draft, admin, "expense_claim", revision=1)
+
+    assert isinstance(error, services.FlowInvalid)
+    assert error.code == "flow_invalid"
+    assert set(_codes(error.violations)) == {"gate_without_grant"}
+    assert error.params == {"num": len(errors_in(error.violations))}
+    assert services.get_draft(admin, "expense_claim").revision == 1
+    assert [v.version for v in services.list_versions(admin, "expense_claim")] == [1]
+
+    fixed = services.save_draft(admin, "expense_claim", graph, revision=1)
+    assert services.publish_draft(admin, "expense_claim", revision=fixed.revision).version == 2
+
+
+def test_a_valid_draft_publishes_as_the_next_version_and_is_consumed(acme, globex):
+    admin = acme.admin.actor
+    graph = _relabelled(services.get_draft(admin, "expense_claim").graph, "Claims v2")
+    services.save_draft(admin, "expense_claim", graph, revision=0)
+
+    published = services.publish_draft(admin, "expense_claim", revision=1)
+
+    assert (published.version, published.published_by) == (2, "Alice Admin")
+    assert published.graph == graph.normalised()
+    assert published.digest == services.digest_of(graph)
+    draft = services.get_draft(admin, "expense_claim")
+    assert (draft.revision, draft.base_version) == (0, 2)
+    versions = services.list_versions(admin, "expense_claim")
+    assert [(v.version, v.published_by) for v in versions] == [(2, "Alice Admin"), (1, None)]
+    assert services.get_version(admin, "expense_claim", 2).graph.labels["en"] == "Claims v2"
+    assert services.current_version(admin, "expense_claim").version == 2
+    assert services.get_version(admin, "expense_claim", 1).graph.labels["en"] == "Expense claim"
+    # globex's flow is its own: still version 1, unchanged.
+    assert services.current_version(globex.admin.actor, "expense_claim").version == 1
+
+
+def test_publishing_a_stale_revision_is_refused(acme, globex):
+    admin = acme.admin.actor
+    graph = services.get_draft(admin, "expense_claim").graph
+    services.save_draft(admin, "expense_claim", graph, revision=0)
+    services.save_draft(admin, "expense_claim", _relabelled(graph, "Newer"), revision=1)
+
+    error = _refusal(services.publish_draft, admin, "expense_claim", revision=1)
+
+    assert (error.code, error.params) == ("stale_revision", {"current": 2})
+    assert services.current_version(admin, "expense_claim").version == 1
+    assert services.publish_draft(admin, "expense_claim", revision=2).version == 2
+
+
+def test_publishing_a_draft_that_is_gone_says_so(acme, globex):
+    admin = acme.admin.actor
+    graph = services.get_draft(admin, "expense_claim").graph
+    services.save_draft(admin, "expense_claim", graph, revision=0)
+    assert services.publish_draft(admin, "expense_claim", revision=1).version == 2
+
+    again = _refusal(services.publish_draft, admin, "expense_claim", revision=1)
+    assert isinstance(again, Conflict)
+    assert again.code == "draft_gone"
+    assert services.current_version(admin, "expense_claim").version == 2
+
+
+def test_a_revision_or_version_no_one_was_ever_given_is_refused(acme, globex):
+    admin = acme.admin.actor
+    graph = _claim(admin)
+    assert services.save_draft(admin, "expense_claim", graph, revision=0).revision == 1
+    huge = 2**64  # beyond any column: the database could not even compare with it
+
+    for call, args in (
+        (services.save_draft, (admin, "expense_claim", graph)),
+        (services.discard_draft, (admin, "expense_claim")),
+    ):
+        for revision in (huge, -1):
+            assert _refusal(call, *args, revision=revision).code == "bad_request"
+    assert _refusal(services.publish_draft, admin, "expense_claim", revision=huge).code == (
+        "stale_revision"
+    )
+    for version in (huge, 0, -1):
+        assert isinstance(_refusal(services.get_version, admin, "expense_claim", version), NotFound)
+        assert isinstance(
+            _refusal(services.export_flow, admin, "expense_claim", version=version), NotFound
+        )
+    assert isinstance(_refusal(services.export_flow, admin, "bad\x00kind", version=1), NotFound)
+    assert services.get_draft(admin, "expense_claim").revision == 1
+
+
+# --- validation that needs the database --------------------------------------------------
+
+
+def test_a_member_grantee_must_be_an_active_member_of_this_organization(acme, globex, make_member):
+    admin = acme.admin.actor
+    bob = make_member(acme.org, "Bob Builder")
+    leaving = make_member(acme.org, "Lea Leaving")
+    accounts.deactivate_member(admin, leaving.member_id)
+    leave = _leave(admin)
+
+    ok = services.save_draft(
+        admin, "leave_request", _granting(leave, _member_grant(bob.member_id)), revision=0
+    )
+    assert _codes(ok.violations) == []
+
+    for stranger in (leaving, globex.admin):
+        draft = services.save_draft(
+            admin,
+            "leave_request",
+            _granting(leave, _member_grant(stranger.member_id)),
+            revision=services.get_draft(admin, "leave_request").revision,
+        )
+        [violation] = errors_in(draft.violations)
+        assert (violation.code, violation.path) == (
+            "grantee_member_unknown",
+            "grants[0].grantee.member",
+        )
+        assert violation.params == {"member": stranger.member_id}
+
+
+def test_a_position_grantee_must_be_an_active_seat_of_this_organization(acme, globex):
+    admin = acme.admin.actor
+    cfo, old = _seat(admin, "CFO"), _seat(admin, "OLD")
+    _retire(admin, old)
+    foreign = _seat(globex.admin.actor, "G-CFO")
+    leave = _leave(admin)
+
+    ok = services.save_draft(
+        admin, "leave_request", _granting(leave, _position_grant(cfo.id)), revision=0
+    )
+    assert _codes(ok.violations) == []
+
+    for seat in (old, foreign):
+        draft = services.save_draft(
+            admin,
+            "leave_request",
+            _granting(leave, _position_grant(seat.id)),
+            revision=services.get_draft(admin, "leave_request").revision,
+        )
+        assert _codes(draft.violations) == ["grantee_position_unknown"]
+        error = _refusal(services.publish_draft, admin, "leave_request", revision=draft.revision)
+        assert _codes(error.violations) == ["grantee_position_unknown"]
+
+
+# --- published versions never change -----------------------------------------------------
+
+TOUCH_DRAFT = "UPDATE flow_draft SET updated_at = updated_at"
+
+
+@postgres_only
+def test_the_app_role_may_not_update_or_delete_a_published_version(backend, acme, globex):
+    if not backend.postgres:
+        pytest.skip("privileges are PostgreSQL's")
+    admin = acme.admin.actor
+    services.save_draft(admin, "expense_claim", _claim(admin), revision=0)
+    with unit_of_work(acme.org.id) as uow:  # the allowed case: a draft is mutable
+        assert uow.session.execute(text(TOUCH_DRAFT)).rowcount == 1
+        assert uow.session.scalar(text("SELECT count(*) FROM flow_version")) == len(SEEDED_KINDS)
+
+    for statement in (
+        "UPDATE flow_version SET digest = 'tampered'",
+        "DELETE FROM flow_version",
+    ):
+        with pytest.raises(DBAPIError, match="permission denied"), unit_of_work(acme.org.id) as uow:
+            uow.session.execute(text(statement))
+
+    view = services.get_version(acme.admin.actor, "expense_claim", 1)
+    assert view.digest == services.digest_of(view.graph)
+
+    # Removing the whole organization is the one deletion that goes through.
+    with platform_work() as uow:
+        uow.session.execute(
+            text("DELETE FROM organization WHERE id = :org"), {"org": globex.org.id}
+        )
+    with unit_of_work(acme.org.id) as uow:
+        count = text("SELECT count(*) FROM flow_version WHERE org_id = :org")
+        assert uow.session.scalar(count, {"org": globex.org.id}) == 0
+        assert uow.session.scalar(count, {"org": acme.org.id}) == len(SEEDED_KINDS)
+
+
+@postgres_only
+def test_the_trigger_refuses_changing_a_version_even_for_the_table_owner(backend):
+    if not backend.postgres:
+        pytest.skip("the owner role is PostgreSQL's")
+    # The owner works in a connection of its own, which cannot see a test's uncommitted
+    # rows: it makes its own organization and version, and rolls everything back.
+    owner = create_engine(backend.owner_url)
+    try:
+        with owner.connect() as conn:
+            outer = conn.begin()
+            try:
+                org_id = conn.scalar(
+                    text(
+                        "INSERT INTO organization (slug, name, base_currency, default_locale, created_at)"
+                        " VALUES ('owner-trigger-test', 'Owner trigger', 'USD', 'en', now())"
+                        " RETURNING id"
+                    )
+                )
+                # Row-level security is forced, so even the owner must name the tenant.
+                conn.execute(
+                    text("SELECT set_config('app.current_org', :org, true)"), {"org": str(org_id)}
+                )
+                conn.execute(
+                    text(
+                        "INSERT INTO flow_version (org_id, kind, version, graph, digest, published_at)"
+                        " VALUES (:org, 'expense_claim', 1, '{}', 'original', now())"
+                    ),
+                    {"org": org_id},
+                )
+                assert conn.scalar(text("SELECT digest FROM flow_version")) == "original"
+
+                for statement, op in (
+                    ("UPDATE flow_version SET digest = 'tampered'", "UPDATE"),
+                    ("DELETE FROM flow_version", "DELETE"),
+                ):
+                    savepoint = conn.begin_nested()
+                    with pytest.raises(
+                        DBAPIError, match=f"flow_version is append-only: {op} refused"
+                    ):
+                        conn.execute(text(statement))
+                    savepoint.rollback()
+
+                assert conn.scalar(text("SELECT digest FROM flow_version")) == "original"
+
+                # Removing the whole organization is the one deletion that goes through.
+                conn.execute(text("DELETE FROM organization WHERE id = :org"), {"org": org_id})
+                assert conn.scalar(text("SELECT count(*) FROM flow_version")) == 0
+            finally:
+                outer.rollback()
+    finally:
+        owner.dispose()
+
+
+def test_on_sqlite_the_triggers_refuse_updating_or_deleting_a_version(backend, acme, globex):
+    if backend.postgres:
+        pytest.skip("PostgreSQL is covered by the privilege and owner tests")
+    admin = acme.admin.actor
+    services.save_draft(admin, "expense_claim", _claim(admin), revision=0)
+    with unit_of_work(acme.org.id) as uow:  # the allowed case: a draft is mutable
+        assert uow.session.execute(text(TOUCH_DRAFT)).rowcount == 1
+
+    for statement, op in (
+        ("UPDATE flow_version SET digest = 'tampered'", "UPDATE"),
+        ("DELETE FROM flow_version", "DELETE"),
+    ):
+        with (
+            pytest.raises(DBAPIError, match=f"flow_version is append-only: {op} refused"),
+            unit_of_work(acme.org.id) as uow,
+        ):
+            uow.session.execute(text(statement))
+
+    view = services.get_version(acme.admin.actor, "expense_claim", 1)
+    assert view.digest == services.digest_of(view.graph)
+
+    # Removing the whole organization is the one deletion that goes through.
+    with platform_work() as uow:
+        uow.session.execute(
+            text("DELETE FROM organization WHERE id = :org"), {"org": globex.org.id}
+        )
+    with unit_of_work(acme.org.id) as uow:
+        count = text("SELECT count(*) FROM flow_version WHERE org_id = :org")
+        assert uow.session.scalar(count, {"org": globex.org.id}) == 0
+        assert uow.session.scalar(count, {"org": acme.org.id}) == len(SEEDED_KINDS)
+
+
+# --- the version cache -------------------------------------------------------------------
+
+
+def test_a_loaded_version_is_served_from_the_cache_without_the_database(acme, globex, monkeypatch):
+    admin = acme.admin.actor
+    first = services.get_version(admin, "expense_claim", 1)
+
+    def no_database(actor):  # type: ignore[no-untyped-def]
+        raise AssertionError("the cache should have answered")
+
+    monkeypatch.setattr(services, "_scoped", no_database)
+    assert services.get_version(admin, "expense_claim", 1) is first
+
+
+def test_the_cache_never_hands_one_organization_anothers_version(acme, globex):
+    admin, gus = acme.admin.actor, globex.admin.actor
+    acme_v2 = _publish(admin, _relabelled(_leave(admin), "Acme leave"))
+    assert services.get_version(admin, "leave_request", 2) is acme_v2
+
+    assert isinstance(_refusal(services.get_version, gus, "leave_request", 2), NotFound)
+    globex_v1 = services.get_version(gus, "leave_request", 1)
+    assert globex_v1.graph.labels["en"] == "Leave request"
+
+    globex_v2 = _publish(gus, _relabelled(_leave(gus), "Globex leave"))
+    assert services.get_version(gus, "leave_request", 2).graph.labels["en"] == "Globex leave"
+    assert services.get_version(gus, "leave_request", 2) is globex_v2
+    assert services.get_version(admin, "leave_request", 2).graph.labels["en"] == "Acme leave"
+
+
+# --- tenancy and access ------------------------------------------------------------------
+
+
+def test_another_organization_never_sees_a_draft(acme, globex):
+    admin, gus = acme.admin.actor, globex.admin.actor
+    travel = replace(_leave(admin), kind="travel_request")
+    services.import_draft(admin, graphs.dumps(travel))
+    services.save_draft(
+        admin, "expense_claim", services.get_draft(admin, "expense_claim").graph, revision=0
+    )
+    assert services.get_draft(admin, "travel_request").revision == 1
+
+    assert isinstance(_refusal(services.get_draft, gus, "travel_request"), NotFound)
+    assert services.get_draft(gus, "expense_claim").revision == 0
+    assert [f.kind for f in services.list_flows(gus)] == sorted(SEEDED_KINDS)
+    assert all(f.draft_revision is None for f in services.list_flows(gus))
+    # Naming acme's revision does not reach acme's draft.
+    assert _refusal(services.discard_draft, gus, "travel_request", revision=1).code == "not_found"
+    # Globex's own expense claim has no draft to publish; acme's draft is not reached.
+    assert _refusal(services.publish_draft, gus, "expense_claim", revision=1).code == "draft_gone"
+    theirs = services.get_draft(gus, "expense_claim").graph
+    stale = _refusal(services.save_draft, gus, "expense_claim", theirs, revision=1)
+    assert (stale.code, stale.params) == ("stale_revision", {"current": 0})
+    assert services.get_draft(admin, "expense_claim").revision == 1
+    assert services.get_draft(admin, "travel_request").revision == 1
+
+
+def test_only_an_admin_may_list_edit_or_publish_flows(acme, globex, make_member):
+    admin = acme.admin.actor
+    mo = make_member(acme.org, "Mo Member").actor
+    graph = services.get_draft(admin, "expense_claim").graph
+    assert services.list_flows(admin)
+    assert services.save_draft(admin, "expense_claim", graph, revision=0).revision == 1
+
+    for call, args, kwargs in (
+        (services.list_flows, (mo,), {}),
+        (services.get_draft, (mo, "expense_claim"), {}),
+        (services.save_draft, (mo, "expense_claim", graph), {"revision": 1}),
+        (services.publish_draft, (mo, "expense_claim"), {"revision": 1}),
+        (services.discard_draft, (mo, "expense_claim"), {"revision": 1}),
+        (services.flow_readiness, (mo,), {}),
+        (services.export_flow, (mo, "expense_claim"), {}),
+    ):
+        error = _refusal(call, *args, **kwargs)
+        assert isinstance(error, Forbidden)
+        assert error.code == "admin_required"
+    assert services.get_draft(admin, "expense_claim").revision == 1
+    # Documents are decided under a version, so any member may read one.
+    assert services.current_version(mo, "expense_claim").version == 1
+
+
+# --- import and export -------------------------------------------------------------------
+
+
+def test_an_exported_version_loads_back_into_the_same_graph(acme, globex):
+    admin = acme.admin.actor
+    for kind in SEEDED_KINDS:
+        exported = services.export_flow(admin, kind, version=1).body
+        assert graphs.loads(exported) == services.get_version(admin, kind, 1).graph
+        assert json.loads(exported)["kind"] == kind
+
+
+def test_exporting_without_a_version_gives_the_draft_else_the_current_version(acme, globex):
+    admin = acme.admin.actor
+    assert (
+        graphs.loads(services.export_flow(admin, "expense_claim").body).labels["en"]
+        == "Expense claim"
+    )
+
+    graph = _relabelled(services.get_draft(admin, "expense_claim").graph, "Drafted")
+    services.save_draft(admin, "expense_claim", graph, revision=0)
+
+    assert graphs.loads(services.export_flow(admin, "expense_claim").body).labels["en"] == "Drafted"
+    assert isinstance(_refusal(services.export_flow, admin, "expense_claim", version=9), NotFound)
+
+
+def test_importing_a_document_over_a_kind_saves_a_draft(acme, globex):
+    admin = acme.admin.actor
+    document = json.loads(services.export_flow(admin, "expense_claim", version=1).body)
+    document["labels"]["en"] = "Imported claims"
+
+    draft = services.import_draft(admin, json.dumps(document), kind="expense_claim")
+
+    assert (draft.revision, draft.graph.labels["en"]) == (1, "Imported claims")
+    again = services.import_draft(
+        admin, json.dumps(document).encode(), kind="expense_claim", revision=1
+    )
+    assert again.revision == 2
+
+
+def test_malformed_or_misshapen_imports_are_refused_naming_the_path_and_write_nothing(acme, globex):
+    admin = acme.admin.actor
+    document = json.loads(services.export_flow(admin, "expense_claim", version=1).body)
+    assert services.import_draft(admin, json.dumps(document), kind="expense_claim").revision == 1
+    services.discard_draft(admin, "expense_claim", revision=1)
+
+    not_json = _refusal(
+        services.import_draft, admin, '{"kind": "expense_claim",', kind="expense_claim"
+    )
+    assert isinstance(not_json, GraphFormatError)
+    assert not_json.code == "graph_not_json"
+
+    document["transitions"][3]["gate"] = 7
+    wrong_shape = _refusal(services.import_draft, admin, json.dumps(document), kind="expense_claim")
+    assert isinstance(wrong_shape, GraphFormatError)
+    assert (wrong_shape.code, wrong_shape.path) == ("graph_wrong_type", "transitions[3].gate")
+
+    binary = _refusal(services.import_draft, admin, b"\xff\xfe\x00garbage", kind="expense_claim")
+    assert binary.code == "graph_not_utf8"
+    deep = _refusal(services.import_draft, admin, "[" * 100_000 + "]" * 100_000)
+    assert deep.code == "graph_too_deep"
+
+    assert services.get_draft(admin, "expense_claim").revision == 0
+
+
+def test_text_that_cannot_be_written_out_as_utf8_is_refused(acme, globex):
+    admin = acme.admin.actor
+    document = json.loads(services.export_flow(admin, "leave_request", version=1).body)
+    document["labels"]["en"] = "Leave ✓"
+    assert services.import_draft(admin, json.dumps(document)).revision == 1
+    services.discard_draft(admin, "leave_request", revision=1)
+
+    # Lone UTF-16 surrogates are valid JSON escapes; nothing could print or digest them.
+    document["labels"]["en"] = "Leave \ud800"
+    labelled = _refusal(services.import_draft, admin, json.dumps(document))
+    document["labels"]["en"] = "Leave"
+    document["kind"] = "\udfff"
+    kind = _refusal(services.import_draft, admin, json.dumps(document))
+    key = _refusal(services.import_draft, admin, '{"kind": "x", "states": [], "\\ud800": 1}')
+    graph = replace(_leave(admin), labels=Labels({"en": "Leave \ud800"}))
+    saved = _refusal(services.save_draft, admin, "leave_request", graph, revision=0)
+
+    for error in (labelled, kind, key, saved):
+        assert isinstance(error, GraphFormatError)
+        assert error.code == "graph_not_utf8"
+    assert services.get_draft(admin, "leave_request").revision == 0
+
+
+def test_a_document_of_another_kind_cannot_be_imported_over_a_kind(acme, globex):
+    admin = acme.admin.actor
+    leave = services.export_flow(admin, "leave_request", version=1).body
+    assert services.import_draft(admin, leave, kind="leave_request").revision == 1
+
+    error = _refusal(services.import_draft, admin, leave, kind="expense_claim")
+
+    assert (error.code, error.params["kind"], error.params["expected"]) == (
+        "graph_kind_mismatch",
+        "leave_request",
+        "expense_claim",
+    )
+    assert services.get_draft(admin, "expense_claim").revision == 0
+
+
+def test_importing_with_no_kind_starts_the_draft_of_the_kind_the_document_names(acme, globex):
+    admin = acme.admin.actor
+    claim = services.export_flow(admin, "expense_claim", version=1).body
+    travel = graphs.dumps(replace(_leave(admin), kind="travel_request"))
+
+    assert services.import_draft(admin, claim).kind == "expense_claim"
+    draft = services.import_draft(admin, travel)
+
+    assert (draft.kind, draft.revision, draft.base_version) == ("travel_request", 1, None)
+    [summary] = [f for f in services.list_flows(admin) if f.kind == "travel_request"]
+    assert (summary.current_version, summary.draft_revision) == (None, 1)
+    assert services.list_versions(admin, "travel_request") == []
+    assert "travel_request" not in {f.kind for f in services.list_flows(globex.admin.actor)}
+
+    for document, kind in ((claim, "expense_claim"), (travel, "travel_request")):
+        error = _refusal(services.import_draft, admin, document)
+        assert (error.code, error.field, error.params) == ("draft_exists", "file", {"kind": kind})
+        assert services.get_draft(admin, kind).revision == 1
+
+
+def test_a_brand_new_kind_publishes_as_its_version_one(acme, globex):
+    admin = acme.admin.actor
+    services.import_draft(admin, graphs.dumps(replace(_leave(admin), kind="travel_request")))
+
+    published = services.publish_draft(admin, "travel_request", revision=1)
+
+    assert (published.version, published.published_by) == (1, "Alice Admin")
+    assert services.flow_readiness(admin) == []
+
+
+def test_a_document_naming_a_badly_formed_kind_is_refused(acme, globex):
+    admin = acme.admin.actor
+    bad = graphs.dumps(replace(_leave(admin), kind="Travel Request"))
+
+    error = _refusal(services.import_draft, admin, bad)
+
+    assert (error.code, error.field) == ("flow_kind_invalid", "file")
+    assert [f.kind for f in services.list_flows(admin)] == sorted(SEEDED_KINDS)
+
+
+# --- readiness ---------------------------------------------------------------------------
+
+
+def test_a_fresh_organization_with_an_admin_is_ready(acme, globex):
+    assert services.flow_readiness(acme.admin.actor) == []
+    assert services.flow_readiness(globex.admin.actor) == []
+
+
+def test_a_grant_naming_a_member_who_left_is_flagged(acme, globex, make_member):
+    admin = acme.admin.actor
+    bob = make_member(acme.org, "Bob Builder")
+    _publish(admin, _granting(_leave(admin), _member_grant(bob.member_id)))
+    assert services.flow_readiness(admin) == []
+
+    accounts.deactivate_member(admin, bob.member_id)
+
+    [warning] = services.flow_readiness(admin)
+    assert (warning.kind, warning.version, warning.grant, warning.state) == (
+        "leave_request",
+        2,
+        0,
+        "approved",
+    )
+    assert (warning.code, warning.params) == ("readiness_member_inactive", {"name": "Bob Builder"})
+    assert services.flow_readiness(globex.admin.actor) == []
+
+
+def test_a_grant_naming_a_retired_seat_is_flagged(acme, globex):
+    admin = acme.admin.actor
+    cfo = _seat(admin, "CFO")
+    _publish(admin, _granting(_leave(admin), _position_grant(cfo.id)))
+    assert services.flow_readiness(admin) == []  # vacant, but it escalates
+
+    _retire(admin, cfo)
+
+    [warning] = services.flow_readiness(admin)
+    assert (warning.code, warning.params) == (
+        "readiness_position_retired",
+        {"position": "CFO — CFO seat"},
+    )
+
+
+def test_a_vacant_seat_that_refuses_to_escalate_is_flagged_while_nobody_holds_it(
+    acme, globex, make_member
+):
+    clock.freeze(datetime(2026, 7, 1, 9, 0, tzinfo=UTC))  # the holding ended yesterday
+    admin = acme.admin.actor
+    bob = make_member(acme.org, "Bob Builder")
+    cfo = _seat(admin, "CFO")
+    orgchart.assign_position(
+        admin,
+        member_id=bob.member_id,
+        position_id=cfo.id,
+        valid_from=date(2026, 1, 1),
+        valid_to=date(2026, 6, 30),
+    )
+    _publish(admin, _granting(_leave(admin), _position_grant(cfo.id, OnVacancy.REFUSE)))
+    assert services.flow_readiness(admin, as_of=date(2026, 3, 16)) == []
+
+    [warning] = services.flow_readiness(admin)  # as of today
+    assert (warning.code, warning.params) == (
+        "readiness_position_vacant",
+        {"position": "CFO — CFO seat"},
+    )
+
+
+def test_a_role_grant_nobody_holds_is_flagged(acme, globex, make_member):
+    admin = acme.admin.actor
+    audra = make_member(acme.org, "Audra Auditor", roles=(Role.AUDITOR,))
+    auditors = Grant(state="approved", grantee=Grantee(kind=GranteeKind.ROLE, role=Role.AUDITOR))
+    _publish(admin, _granting(_leave(admin), auditors))
+    assert services.flow_readiness(admin) == []
+
+    accounts.deactivate_member(admin, audra.member_id)
+
+    [warning] = services.flow_readiness(admin)
+    assert (warning.code, warning.params) == ("readiness_role_empty", {"role": "auditor"})
+
+
+def test_readiness_reads_only_the_current_version(acme, globex, make_member):
+    admin = acme.admin.actor
+    bob = make_member(acme.org, "Bob Builder")
+    _publish(admin, _granting(_leave(admin), _member_grant(bob.member_id)))
+    accounts.deactivate_member(admin, bob.member_id)
+    assert [w.code for w in services.flow_readiness(admin)] == ["readiness_member_inactive"]
+
+    _publish(admin, services.get_version(admin, "leave_request", 1).graph)  # back to the seeded
+
+    assert services.flow_readiness(admin) == []
