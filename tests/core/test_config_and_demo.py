@@ -42,6 +42,7 @@ def test_demo_seeding_builds_acme_once_and_then_leaves_it_alone(app):
     from portal.accounts import services
     from portal.demo import DEMO_PASSWORD, PEOPLE, seed_demo
     from portal.domain.actor import SystemActor
+    from portal.flows import services as flows
     from portal.orgchart.services import get_chart
 
     assert seed_demo() is True
@@ -52,6 +53,13 @@ def test_demo_seeding_builds_acme_once_and_then_leaves_it_alone(app):
     chart = get_chart(system)
     assert not chart.vacant_positions and not chart.members_without_primary
     assert not chart.units_without_head
+    # The demo organization starts with the seeded flows, every one ready to route.
+    assert [(f.kind, f.current_version) for f in flows.list_flows(system)] == [
+        ("expense_claim", 1),
+        ("leave_request", 1),
+        ("purchase_request", 1),
+    ]
+    assert flows.flow_readiness(system) == []
     services.deactivate_member(system, members[-1].id)  # an admin's edit…
 
     assert seed_demo() is False  # …survives the next start
