@@ -35,6 +35,15 @@ def test_an_admin_signs_in_switches_to_chinese_and_signs_out(page: Page):
     page.get_by_role("button", name="退出登录").click()
     expect(page).to_have_url(re.compile(r"/login$"))
     expect(page.get_by_role("heading", name="登录")).to_be_visible()
+
+    # The choice is remembered for the account: put it back for the tests that follow.
+    page.get_by_label("语言").select_option("en")
+    page.get_by_role("button", name="切换").click()
+    sign_in(page, "grace@acme.example")
+    page.get_by_label("语言").select_option("en")
+    page.get_by_role("button", name="切换").click()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    page.get_by_role("button", name="Sign out").click()
     page.goto("/o/acme/")
     expect(page).to_have_url(re.compile(r"/login\?next="))
 

@@ -82,6 +82,34 @@ MESSAGES: dict[str, str | tuple[str, str]] = {
     "value_required": N_("A value is required."),
     "duplicate_in_file": N_("“%(value)s” appears more than once in the file."),
     "invalid_boolean": N_("“%(value)s” is not yes or no."),
+    # who approves: gaps in a route, and the routing preview
+    "gap_vacant": N_(
+        "Nobody holds %(position)s, and no filled seat above it is within reach of this grant."
+    ),
+    "gap_position_retired": N_("The position %(position)s is retired or gone."),
+    "gap_no_primary_position": N_(
+        "%(member)s has no primary position, so there is no superior or unit to start from."
+    ),
+    "gap_no_unit_head": N_(
+        "%(unit)s has no head position (and none above it that this grant may use)."
+    ),
+    "gap_above_root": N_(
+        "There is no seat that far above %(position)s: it is the top of its chart."
+    ),
+    "gap_member_inactive": N_("%(member)s is no longer an active member."),
+    "gap_role_empty": N_("No active member has the role %(role)s."),
+    "gap_only_the_requester": N_(
+        "Only %(member)s could decide here, and nobody approves their own document."
+    ),
+    "gap_no_band": N_("No grant on this step covers this amount."),
+    "amount_negative": N_("The amount cannot be negative."),
+    "amount_invalid": N_("That is not an amount this preview can use."),
+    "amount_too_precise": N_("Use at most %(places)s decimal places."),
+    "amount_currency_mismatch": N_(
+        "Amounts are in the organization's base currency, %(base)s, not “%(currency)s”."
+    ),
+    "unknown_flow": N_("There is no published flow “%(kind)s”."),
+    "unknown_requester": N_("Pick a member of this organization."),
     # flow drafts and versions
     "stale_revision": N_(
         "Someone saved this draft after you opened it (it is now at revision %(current)s). "

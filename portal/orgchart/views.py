@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from wtforms.fields import SelectChoice
 
 from portal.domain.errors import DomainError, NotFound, RowErrors
-from portal.orgchart import csv_import, services
-from portal.orgchart.forms import EndHoldingForm, HoldingForm, ImportForm, PositionForm, UnitForm
+from portal.domain.graph import GranteeKind
+from portal.domain.resolution import Gap, GapReason
+from portal.flows.services import References
+from portal.orgchart import csv_import, routing, services
+from portal.orgchart.forms import (
+    EndHoldingForm,
+    HoldingForm,
+    ImportForm,
+    PositionForm,
+    RoutePreviewForm,
+    UnitForm,
+)
 from portal.web.auth import admin_required
 from portal.web.forms import attach_error
 from portal.web.messages import message_for
@@ -175,6 +187,7 @@ def new_holding():  # type: ignore[no-untyped-def]
     form = HoldingForm()
     if request.method == "GET":
         form.position_id.data = request.args.get("position_id", type=int)
+        form.member_id.data = request.args.get("member_id", type=int)
         return _holding_form_page(form)
     if form.validate_on_submit():
         try:
@@ -236,3 +249,91 @@ def import_csv():  # type: ignore[no-untyped-def]
         attach_error(form, error)
         return render_template("orgchart/import.html", **context), 422
     return render_template("orgchart/import.html", **context)
+
+
+# --- routing preview -----------------------------------------------------------------------
+
+
+def _gap_view(gap: Gap, preview: routing.RoutePreview) -> tuple[str, str | None]:
+    """A gap in plain words, and where to fix it."""
+    params: dict[str, object] = {}
+    if gap.position_id is not None:
+        seat = preview.seats.get(gap.position_id)
+        params["position"] = f"{seat.code} — {seat.title}" if seat else f"#{gap.position_id}"
+    if gap.member_id is not None:
+        params["member"] = preview.members.get(gap.member_id, f"#{gap.member_id}")
+    if gap.unit_id is not None:
+        params["unit"] = preview.units.get(gap.unit_id, f"#{gap.unit_id}")
+    if gap.role is not None:
+        params["role"] = gap.role
+    message = message_for(SimpleNamespace(code=f"gap_{gap.reason}", params=params))
+    fixes = {
+        GapReason.VACANT: ("orgchart.new_holding", {"position_id": gap.position_id}),
+        GapReason.POSITION_RETIRED: ("orgchart.edit_position", {"position_id": gap.position_id}),
+        GapReason.ABOVE_ROOT: ("orgchart.edit_position", {"position_id": gap.position_id}),
+        GapReason.NO_PRIMARY_POSITION: ("orgchart.new_holding", {"member_id": gap.member_id}),
+        GapReason.NO_UNIT_HEAD: ("orgchart.edit_unit", {"unit_id": gap.unit_id}),
+        GapReason.MEMBER_INACTIVE: ("members.member", {"member_id": gap.member_id}),
+        GapReason.ROLE_EMPTY: ("members.members", {}),
+        GapReason.ONLY_THE_REQUESTER: ("orgchart.chart", {}),
+        GapReason.NO_BAND: ("flows.flow", {"kind": preview.kind}),
+    }
+    endpoint, args = fixes.get(gap.reason, ("orgchart.chart", {}))
+    if any(value is None for value in args.values()):
+        endpoint, args = "orgchart.chart", {}
+    return message, url_for(endpoint, **args)
+
+
+@bp.get("/routing")
+@admin_required
+def routing_preview():  # type: ignore[no-untyped-def]
+    """Who would approve a document: the page, and (through htmx) its own update."""
+    actor = current_actor()
+    choices = routing.preview_choices(actor)
+    form = RoutePreviewForm(request.args)
+    form.kind.choices = [SelectChoice(f.kind, f.labels.text(actor.locale)) for f in choices.flows]
+    form.member_id.choices = [
+        NONE_CHOICE,
+        *(SelectChoice(str(m.id), f"{m.name} <{m.email}>") for m in choices.members),
+    ]
+    if not form.currency.data:
+        form.currency.data = choices.currency
+    preview, status = None, 200
+    # While the admin is still filling the form in, an update is not an error yet.
+    incomplete = request.headers.get("HX-Request") == "true" and not all(
+        request.args.get(name, "").strip() for name in ("kind", "member_id", "amount")
+    )
+    if request.args and not incomplete:
+        if form.validate():
+            try:
+                preview = routing.preview_route(
+                    actor,
+                    kind=form.kind.data,
+                    member_id=form.member_id.data,
+                    amount=form.amount_value,
+                    currency=form.currency.data,
+                    on=form.as_of.data,
+                )
+            except DomainError as error:
+                attach_error(form, error)
+                status = 422
+        else:
+            status = 422
+    describe = (lambda gap: _gap_view(gap, preview)) if preview else None
+    refs = None
+    if preview is not None:
+        refs = References(
+            preview.members, {i: f"{s.code} — {s.title}" for i, s in preview.seats.items()}
+        )
+    return (
+        render_template(
+            "orgchart/routing.html",
+            form=form,
+            preview=preview,
+            incomplete=incomplete,
+            describe_gap=describe,
+            refs=refs,
+            GranteeKind=GranteeKind,
+        ),
+        status,
+    )

@@ -1,0 +1,90 @@
+"""The route of a document: for a flow, a requester and an amount, who would decide
+each approval step — and what would strand it.
+
+The steps are the states entered through target-gated transitions, in the order the
+flow draws them; each step's grants are its own plus the all-states ones. A step is
+routable when its band has someone other than the requester and no grant between the
+winning floor and the amount has a gap: a grant that should decide this amount and
+finds nobody must not silently hand the decision down to a smaller band. Other gaps
+(above the amount, below or beside the winning band) do not stop this document and
+are reported apart, since they would strand another amount.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from portal.domain.graph import Graph
+from portal.domain.ladder import Band, band_for
+from portal.domain.orgchart import ChartSnapshot
+from portal.domain.resolution import Gap, GapReason, Resolution, resolve_all
+
+
+@dataclass(frozen=True)
+class Step:
+    state: str
+    resolutions: tuple[Resolution, ...]
+    band: Band | None
+    # What stops a document of this amount here; empty when the step is routable.
+    gaps: tuple[Gap, ...]
+    # Gaps that do not stop this amount (above it, or at or below the winning floor):
+    # a document of another amount could be stranded by them.
+    other_gaps: tuple[Gap, ...]
+
+    @property
+    def routable(self) -> bool:
+        return not self.gaps
+
+    @property
+    def eligible(self) -> tuple[int, ...]:
+        return self.band.members if self.band else ()
+
+
+@dataclass(frozen=True)
+class Route:
+    requester: int
+    amount: Decimal
+    day: date
+    steps: tuple[Step, ...]
+
+    @property
+    def routable(self) -> bool:
+        return all(step.routable for step in self.steps)
+
+    def first_gap(self) -> tuple[Step, Gap] | None:
+        """Where and why a submission would be refused."""
+        for step in self.steps:
+            if step.gaps:
+                return step, step.gaps[0]
+        return None
+
+
+def route_step(
+    graph: Graph, state: str, requester: int, amount: Decimal, chart: ChartSnapshot
+) -> Step:
+    grants = [(i, g) for i, g in enumerate(graph.grants) if g.covers(state)]
+    resolutions = resolve_all(grants, requester, chart)
+    band = band_for(resolutions, amount, requester)
+    floor = band.floor if band is not None else None
+    gaps: list[Gap] = []
+    other: list[Gap] = []
+    for r in resolutions:
+        if r.gap is None:
+            continue
+        stops = r.floor <= amount and (floor is None or r.floor > floor)
+        (gaps if stops else other).append(r.gap)
+    if not gaps:
+        if band is None:
+            gaps.append(Gap(GapReason.NO_BAND))
+        elif not band.members:
+            gaps.append(Gap(GapReason.ONLY_THE_REQUESTER, member_id=requester))
+    return Step(state, tuple(resolutions), band, tuple(gaps), tuple(other))
+
+
+def route(graph: Graph, requester: int, amount: Decimal, chart: ChartSnapshot) -> Route:
+    steps = tuple(
+        route_step(graph, state, requester, amount, chart) for state in graph.approval_states()
+    )
+    return Route(requester, amount, chart.day, steps)

@@ -1,0 +1,279 @@
+"""Who approves: grants resolved over the org chart, and the routing preview.
+
+The rules are pure (``domain.resolution``, ``domain.ladder``, ``domain.routing``); this
+module loads the chart as it stood on a day into a ``ChartSnapshot`` and hands it to
+them. One unit of work per public call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from portal.accounts.models import Membership, Organization, User
+from portal.core.clock import clock
+from portal.core.uow import unit_of_work
+from portal.domain.actor import Actor, SystemActor, require_admin
+from portal.domain.errors import DomainError, NotFound
+from portal.domain.graph import Grant, Graph, Labels
+from portal.domain.orgchart import ChartSnapshot, Seat, Unit
+from portal.domain.resolution import Resolution, resolve_all
+from portal.domain.routing import Route, route
+from portal.flows import services as flows
+from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
+
+# Amounts people type into the preview: money, not physics.
+MAX_AMOUNT = Decimal("1e15")
+MAX_DECIMALS = 4
+
+
+def _scoped(actor: Actor | SystemActor):  # type: ignore[no-untyped-def]
+    return unit_of_work(actor.org_id, user_id=actor.user_id)
+
+
+def load_chart(session: Session, day: date) -> ChartSnapshot:
+    """The chart on ``day``: every seat and unit, the holdings that cover the day
+    (active members only: a holding can outlive its membership), and the roles."""
+    seats = {
+        p.id: Seat(p.id, p.code, p.title, p.unit_id, p.reports_to_id, p.active)
+        for p in session.scalars(select(Position))
+    }
+    units = {
+        u.id: Unit(u.id, u.code, u.name, u.parent_id, u.head_position_id)
+        for u in session.scalars(select(OrgUnit))
+    }
+    memberships = session.execute(select(Membership.id, Membership.active, Membership.roles)).all()
+    active = frozenset(m.id for m in memberships if m.active)
+    roles: dict[str, set[int]] = {}
+    for m in memberships:
+        if m.active:
+            for role in m.roles:
+                roles.setdefault(role, set()).add(m.id)
+    holders: dict[int, set[int]] = {}
+    primary: dict[int, int] = {}
+    holdings = session.scalars(
+        select(PositionHolding)
+        .where(
+            PositionHolding.valid_from <= day,
+            (PositionHolding.valid_to.is_(None)) | (PositionHolding.valid_to >= day),
+        )
+        .order_by(PositionHolding.id)
+    )
+    for h in holdings:
+        if h.member_id not in active:
+            continue
+        holders.setdefault(h.position_id, set()).add(h.member_id)
+        if h.kind == HoldingKind.PRIMARY:
+            # Overlapping primaries are refused when seated; the first one stands.
+            primary.setdefault(h.member_id, h.position_id)
+    return ChartSnapshot(
+        day=day,
+        seats=seats,
+        units=units,
+        holders={p: tuple(sorted(ms)) for p, ms in holders.items()},
+        primary=primary,
+        active_members=active,
+        roles={r: tuple(sorted(ms)) for r, ms in roles.items()},
+    )
+
+
+def resolve_grants(
+    actor: Actor | SystemActor,
+    grants: Sequence[tuple[int, Grant]],
+    requester: int,
+    *,
+    on: date | None = None,
+) -> list[Resolution]:
+    """Resolve (index, grant) pairs for ``requester`` as of ``on`` (today by default)."""
+    with _scoped(actor) as uow:
+        chart = load_chart(uow.session, on or clock.today())
+    return resolve_all(grants, requester, chart)
+
+
+def route_document(
+    actor: Actor | SystemActor,
+    graph: Graph,
+    requester: int,
+    amount: Decimal,
+    *,
+    on: date | None = None,
+) -> Route:
+    """Every approval step of ``graph`` for this requester and amount."""
+    with _scoped(actor) as uow:
+        chart = load_chart(uow.session, on or clock.today())
+    return route(graph, requester, amount, chart)
+
+
+# --- the routing preview ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FlowChoice:
+    kind: str
+    labels: Labels
+    version: int
+
+
+@dataclass(frozen=True)
+class MemberChoice:
+    id: int
+    name: str
+    email: str
+
+
+@dataclass(frozen=True)
+class PreviewChoices:
+    flows: list[FlowChoice]
+    members: list[MemberChoice]
+    currency: str
+
+
+def preview_choices(actor: Actor) -> PreviewChoices:
+    """What the preview form offers: published flows, active members, the currency."""
+    require_admin(actor)
+    published = [
+        FlowChoice(f.kind, f.labels, f.current_version)
+        for f in flows.list_flows(actor)
+        if f.current_version is not None
+    ]
+    with _scoped(actor) as uow:
+        s = uow.session
+        rows = s.execute(
+            select(Membership.id, User.name, User.email)
+            .join(User, User.id == Membership.user_id)
+            .where(Membership.active.is_(True))
+            .order_by(User.name)
+        ).all()
+        currency = _base_currency(s, actor.org_id)
+    return PreviewChoices(published, [MemberChoice(*r) for r in rows], currency)
+
+
+@dataclass(frozen=True)
+class SeatName:
+    code: str
+    title: str
+    unit_id: int
+
+
+@dataclass(frozen=True)
+class RoutePreview:
+    kind: str
+    version: int
+    graph: Graph
+    route: Route
+    currency: str
+    requester_name: str
+    # Names for everything the route mentions, so the page says who and where.
+    members: dict[int, str]
+    seats: dict[int, SeatName]
+    units: dict[int, str]
+    # Each member's primary seat that day, to show where an approver sits.
+    seat_of: dict[int, int]
+
+
+def _base_currency(session: Session, org_id: int) -> str:
+    return session.scalars(
+        select(Organization.base_currency).where(Organization.id == org_id)
+    ).one()
+
+
+def _check_amount(amount: Decimal) -> Decimal:
+    if not amount.is_finite() or amount >= MAX_AMOUNT:
+        raise DomainError("amount_invalid", field="amount")
+    if amount < 0:
+        raise DomainError("amount_negative", field="amount")
+    if amount != amount.quantize(Decimal(1).scaleb(-MAX_DECIMALS)):
+        raise DomainError("amount_too_precise", field="amount", places=MAX_DECIMALS)
+    return amount
+
+
+def preview_route(
+    actor: Actor,
+    *,
+    kind: str,
+    member_id: int,
+    amount: Decimal,
+    currency: str | None = None,
+    on: date | None = None,
+) -> RoutePreview:
+    """Who would approve ``member_id``'s document of ``amount``, step by step, under
+    the current version of ``kind`` — and what would strand it."""
+    require_admin(actor)
+    _check_amount(amount)
+    day = on or clock.today()
+    try:
+        version = flows.current_version(actor, kind)
+    except NotFound:
+        raise DomainError("unknown_flow", field="kind", kind=kind[:64]) from None
+    with _scoped(actor) as uow:
+        s = uow.session
+        base = _base_currency(s, actor.org_id)
+        if currency is not None and currency.strip().upper() != base:
+            raise DomainError(
+                "amount_currency_mismatch", field="currency", currency=currency[:8], base=base
+            )
+        requester = (
+            s.execute(
+                select(Membership.active, User.name)
+                .join(User, User.id == Membership.user_id)
+                .where(Membership.id == member_id)
+            ).first()
+            if 0 < member_id < 2**63  # no id outside BIGINT exists; the database cannot compare it
+            else None
+        )
+        if requester is None:
+            raise DomainError("unknown_requester", field="member_id")
+        if not requester.active:
+            raise DomainError("member_inactive", field="member_id", name=requester.name)
+        chart = load_chart(s, day)
+        result = route(version.graph, member_id, amount, chart)
+        member_ids = {member_id}
+        position_ids: set[int] = set()
+        unit_ids: set[int] = set()
+        for step in result.steps:
+            for r in step.resolutions:
+                member_ids.update(r.members)
+                for seat_id in (r.position_id, r.grant.grantee.position):
+                    if seat_id is not None:
+                        position_ids.add(seat_id)
+                if r.grant.grantee.member is not None:
+                    member_ids.add(r.grant.grantee.member)
+            for gap in (*step.gaps, *step.other_gaps, *(r.gap for r in step.resolutions if r.gap)):
+                if gap.member_id is not None:
+                    member_ids.add(gap.member_id)
+                if gap.position_id is not None:
+                    position_ids.add(gap.position_id)
+                if gap.unit_id is not None:
+                    unit_ids.add(gap.unit_id)
+        seat_of = {m: chart.primary[m] for m in member_ids if m in chart.primary}
+        position_ids.update(seat_of.values())
+        names = dict(
+            s.execute(
+                select(Membership.id, User.name)
+                .join(User, User.id == Membership.user_id)
+                .where(Membership.id.in_(member_ids))
+            ).all()
+        )
+    seats = {
+        p: SeatName(chart.seats[p].code, chart.seats[p].title, chart.seats[p].unit_id)
+        for p in position_ids
+        if p in chart.seats
+    }
+    units = {u: chart.units[u].name for u in unit_ids if u in chart.units}
+    return RoutePreview(
+        kind=kind,
+        version=version.version,
+        graph=version.graph,
+        route=result,
+        currency=base,
+        requester_name=requester.name,
+        members=names,
+        seats=seats,
+        units=units,
+        seat_of=seat_of,
+    )
