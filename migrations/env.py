@@ -6,7 +6,9 @@ from alembic import context
 from sqlalchemy import create_engine, pool
 
 from portal.accounts import models as _accounts  # noqa: F401  (registers tables)
+from portal.core import outbox as _outbox  # noqa: F401
 from portal.core.db import Base
+from portal.documents import models as _documents  # noqa: F401
 from portal.flows import models as _flows  # noqa: F401
 from portal.orgchart import models as _orgchart  # noqa: F401
 

@@ -15,7 +15,7 @@ CURRENT_USER = "NULLIF(current_setting('app.current_user', true), '')::bigint"
 
 # Tables the app role may only read and append to (history, published versions). A
 # trigger refuses UPDATE and DELETE on them too, for every role, on both databases.
-APPEND_ONLY_TABLES: set[str] = {"flow_version"}
+APPEND_ONLY_TABLES: set[str] = {"flow_version", "decision"}
 
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 

@@ -82,6 +82,40 @@ MESSAGES: dict[str, str | tuple[str, str]] = {
     "value_required": N_("A value is required."),
     "duplicate_in_file": N_("“%(value)s” appears more than once in the file."),
     "invalid_boolean": N_("“%(value)s” is not yes or no."),
+    # documents and transitions
+    "stale_state": N_(
+        "This document has moved on since you looked at it (it is now “%(current)s”). Reload to see where it stands."
+    ),
+    "transition_not_allowed": N_("“%(transition)s” is not possible from “%(state)s”."),
+    "comment_required": N_("A comment is required for this action."),
+    # i18n: %(message)s is the flow's own explanation, already in the reader's language.
+    "guard_failed": N_("%(message)s"),
+    "not_requester": N_("Only the requester can do that."),
+    "not_assigned": N_("You are not among the people who may decide this document now."),
+    "self_approval": N_("Nobody may approve their own document."),
+    "dispute_raiser": N_("Whoever raised a dispute cannot also close it."),
+    "no_band_covers_amount": N_("No approver's band covers an amount of %(amount)s."),
+    "delegation_not_active": N_("That delegation is not active today."),
+    "route_has_gap": N_(
+        "Nobody could decide this document at “%(state)s” (%(reason)s). An admin can see why under Who would approve?"
+    ),
+    "document_frozen": N_(
+        "The document can only be edited while it is a draft; it is now “%(state)s”."
+    ),
+    "title_required": N_("A title is required."),
+    "title_too_long": N_("The title is longer than %(limit)s characters."),
+    "invalid_fields": N_plural(
+        "%(num)s field needs attention; nothing was saved.",
+        "%(num)s fields need attention; nothing was saved.",
+    ),
+    "field_required": N_("%(label)s is required."),
+    "field_not_text": N_("%(label)s must be text."),
+    "field_too_long": N_("%(label)s is longer than %(limit)s characters."),
+    "field_not_number": N_("%(label)s must be a number."),
+    "field_not_date": N_("%(label)s must be a date (YYYY-MM-DD)."),
+    "field_not_choice": N_("%(label)s must be one of the listed choices."),
+    "field_not_bool": N_("%(label)s must be yes or no."),
+    "field_unknown": N_("This kind of document has no field “%(key)s”."),
     # who approves: gaps in a route, and the routing preview
     "gap_vacant": N_(
         "Nobody holds %(position)s, and no filled seat above it is within reach of this grant."

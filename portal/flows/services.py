@@ -318,21 +318,42 @@ def list_flows(actor: Actor) -> list[FlowSummary]:
 
 def get_version(actor: Actor | SystemActor, kind: str, version: int) -> VersionView:
     """One published version. Any member may read it: documents are decided under it."""
+    cached = version_cache.get((actor.org_id, kind, version))
+    if cached is not None:  # versions never change: no need to open a transaction
+        return cached
+    with _scoped(actor) as uow:
+        return version_in(uow.session, actor.org_id, kind, version)
+
+
+def version_in(session: Session, org_id: int, kind: str, version: int) -> VersionView:
+    """``get_version`` inside the caller's unit of work (the engine's transaction)."""
     if not 1 <= version <= MAX_NUMBER:
         raise NotFound("flow_version")
-    key = (actor.org_id, kind, version)
+    key = (org_id, kind, version)
     cached = version_cache.get(key)
     if cached is not None:
         return cached
-    with _scoped(actor) as uow:
-        row = uow.session.scalars(
-            select(FlowVersion).where(FlowVersion.kind == kind, FlowVersion.version == version)
-        ).first()
-        if row is None:
-            raise NotFound("flow_version")
-        view = _version_view(uow.session, row)
+    row = session.scalars(
+        select(FlowVersion).where(FlowVersion.kind == kind, FlowVersion.version == version)
+    ).first()
+    if row is None:
+        raise NotFound("flow_version")
+    view = _version_view(session, row)
     version_cache.put(key, view)
     return view
+
+
+def current_version_in(session: Session, org_id: int, kind: str) -> tuple[int, VersionView]:
+    """The newest version of a kind and its row id, inside the caller's unit of work."""
+    row = session.execute(
+        select(FlowVersion.id, FlowVersion.version)
+        .where(FlowVersion.kind == kind)
+        .order_by(FlowVersion.version.desc())
+        .limit(1)
+    ).first()
+    if row is None:
+        raise NotFound("flow")
+    return row.id, version_in(session, org_id, kind, row.version)
 
 
 def current_version(actor: Actor | SystemActor, kind: str) -> VersionView:

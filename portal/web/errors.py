@@ -23,6 +23,16 @@ STATUS_BY_CODE = {
     "login_throttled": 429,
     "tenant_not_set": 500,
     "cross_tenant_write": 403,
+    # the transition pipeline (DESIGN §5)
+    "stale_state": 409,
+    "transition_not_allowed": 409,
+    "comment_required": 400,
+    "not_requester": 403,
+    "not_assigned": 403,
+    "self_approval": 403,
+    "dispute_raiser": 403,
+    "no_band_covers_amount": 403,
+    "delegation_not_active": 403,
 }
 
 

@@ -1,0 +1,196 @@
+"""Documents, the tasks that say who may act on them, and their immutable history.
+
+A document is pinned to the flow version it started on. Tasks are the inbox: "member M
+may act on document D while it is in state S". Every transition appends one decision,
+chained by SHA-256 per document so that tampering is evident.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    Index,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from portal.core.db import Base, TenantScoped, tenant_fk
+
+
+class Document(TenantScoped, Base):
+    __tablename__ = "document"
+    __table_args__ = (
+        TenantScoped.tenant_key(),
+        UniqueConstraint("org_id", "reference"),
+        tenant_fk("requester_id", "membership"),
+        tenant_fk("flow_version_id", "flow_version"),
+        tenant_fk("dispute_raiser_id", "membership"),
+        CheckConstraint("amount >= 0", name="amount_not_negative"),
+        Index("ix_document_requester", "org_id", "requester_id", "state"),
+        Index("ix_document_kind_state", "org_id", "kind", "state"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(63))
+    # Human reference, e.g. EXP-2026-00042: unique per organization, numbered without gaps.
+    reference: Mapped[str] = mapped_column(String(32))
+    title: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str] = mapped_column(Text, default="")
+    # Frozen once the document leaves its draft state.
+    amount: Mapped[Decimal]
+    currency: Mapped[str] = mapped_column(String(3))
+    # The flow's declared fields (``DocumentField``), by key; values as JSON scalars.
+    fields: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    requester_id: Mapped[int]
+    # The version the document started on; its rules govern it to the end.
+    flow_version_id: Mapped[int]
+    version: Mapped[int]
+    state: Mapped[str] = mapped_column(String(63))
+    state_entered_at: Mapped[datetime]
+    # Who raised the dispute the document is in (they may not close it); None otherwise.
+    dispute_raiser_id: Mapped[int | None]
+    # Bumped by every transition: the conditional UPDATE that moves a document names it.
+    row_version: Mapped[int] = mapped_column(server_default=text("1"))
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+    def __repr__(self) -> str:
+        return f"<Document {self.reference} {self.state!r}>"
+
+
+class ReferenceCounter(TenantScoped, Base):
+    """The last number issued per (prefix, year). Incremented under a row lock in the
+    creating transaction, so a rolled-back creation returns its number: no gaps."""
+
+    __tablename__ = "reference_counter"
+    __table_args__ = (UniqueConstraint("org_id", "prefix", "year"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    prefix: Mapped[str] = mapped_column(String(8))
+    year: Mapped[int]
+    last_number: Mapped[int]
+
+
+class TaskStatus:
+    OPEN = "open"
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+    ALL = (OPEN, COMPLETED, CANCELLED)
+
+
+class Task(TenantScoped, Base):
+    __tablename__ = "task"
+    __table_args__ = (
+        TenantScoped.tenant_key(),
+        tenant_fk("document_id", "document", ondelete="CASCADE"),
+        tenant_fk("assignee_id", "membership"),
+        tenant_fk("completed_by", "membership"),
+        CheckConstraint("status IN ('open', 'completed', 'cancelled')", name="status"),
+        # The inbox: my open tasks, most urgent first.
+        Index(
+            "ix_task_open_by_assignee",
+            "org_id",
+            "assignee_id",
+            "due_at",
+            postgresql_where=text("status = 'open'"),
+            sqlite_where=text("status = 'open'"),
+        ),
+        Index("ix_task_document", "org_id", "document_id", "state"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int]
+    # The state the task is open in; it ends when the document leaves that state.
+    state: Mapped[str] = mapped_column(String(63))
+    assignee_id: Mapped[int]
+    # How the assignee came by it: grant, escalation, delegation, reassignment.
+    via: Mapped[str] = mapped_column(String(20))
+    # The transitions (action keys) this task authorises, and the band it came from.
+    transitions: Mapped[list[str]] = mapped_column(JSON)
+    band_floor: Mapped[Decimal]
+    due_at: Mapped[datetime | None]
+    status: Mapped[str] = mapped_column(String(10), default=TaskStatus.OPEN)
+    created_at: Mapped[datetime]
+    completed_at: Mapped[datetime | None]
+    completed_by: Mapped[int | None]
+
+    def __repr__(self) -> str:
+        return f"<Task doc={self.document_id} {self.state!r} -> member {self.assignee_id} {self.status}>"
+
+
+class Decision(TenantScoped, Base):
+    """One immutable row per transition. Append-only: no UPDATE or DELETE for the app
+    role, and a trigger refuses both for everyone."""
+
+    __tablename__ = "decision"
+    __table_args__ = (
+        TenantScoped.tenant_key(),
+        UniqueConstraint("org_id", "document_id", "seq"),
+        tenant_fk("document_id", "document"),
+        tenant_fk("flow_version_id", "flow_version"),
+        tenant_fk("actor_id", "membership"),
+        tenant_fk("authority_member_id", "membership"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int]
+    # 1, 2, … per document: the order of the hash chain.
+    seq: Mapped[int]
+    flow_version_id: Mapped[int]
+    from_state: Mapped[str] = mapped_column(String(63))
+    to_state: Mapped[str] = mapped_column(String(63))
+    transition: Mapped[str] = mapped_column(String(63))
+    gate: Mapped[str] = mapped_column(String(20))
+    # Null: the system acted (an automatic deadline).
+    actor_id: Mapped[int | None]
+    # The member whose authority was relied on (the delegator, for a delegate).
+    authority_member_id: Mapped[int | None]
+    # requester, grant, delegation, escalation, reassignment, system
+    via: Mapped[str] = mapped_column(String(20))
+    delegation_id: Mapped[int | None]
+    amount: Mapped[Decimal]
+    currency: Mapped[str] = mapped_column(String(3))
+    winning_floor: Mapped[Decimal | None]
+    # The eligible set and the full resolution as they stood, never recomputed.
+    eligible: Mapped[list[int]] = mapped_column(JSON)
+    resolution: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    comment: Mapped[str] = mapped_column(Text, default="")
+    request_id: Mapped[str | None] = mapped_column(String(64))
+    decided_at: Mapped[datetime]
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))
+
+    def __repr__(self) -> str:
+        return f"<Decision doc={self.document_id} #{self.seq} {self.from_state}->{self.to_state}>"
+
+
+class Notification(TenantScoped, Base):
+    """An in-app notice for one member (the outbox delivers it)."""
+
+    __tablename__ = "notification"
+    __table_args__ = (
+        TenantScoped.tenant_key(),
+        tenant_fk("member_id", "membership", ondelete="CASCADE"),
+        tenant_fk("document_id", "document", ondelete="CASCADE"),
+        # Delivery is at least once: the outbox row's id makes a repeat a no-op.
+        UniqueConstraint("org_id", "outbox_id", "member_id"),
+        Index("ix_notification_unread", "org_id", "member_id", "read_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    member_id: Mapped[int]
+    document_id: Mapped[int | None]
+    outbox_id: Mapped[int]
+    # A message code and its parameters, translated when shown.
+    code: Mapped[str] = mapped_column(String(63))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime]
+    read_at: Mapped[datetime | None]

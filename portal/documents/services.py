@@ -1,0 +1,762 @@
+"""Documents: create, edit while a draft, move through the flow, and read their history.
+
+``transition_document`` is DESIGN §5 in one unit of work: lock the document row, check
+the state the client saw, the transition, the comment, the guard and the actor's
+authority (``domain.engine``), advance the state with a conditional UPDATE, close the
+old tasks, append the hash-chained decision, open the next step's tasks (or refuse the
+whole transition naming the gap), and write the outbox rows — all or nothing. Side
+effects leave only after commit, through the outbox.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from portal.accounts.models import Membership, Organization, User
+from portal.core.clock import clock
+from portal.core.outbox import add_event
+from portal.core.uow import unit_of_work
+from portal.documents.models import (
+    Decision,
+    Document,
+    ReferenceCounter,
+    Task,
+    TaskStatus,
+)
+from portal.domain import engine
+from portal.domain.actor import Actor, SystemActor
+from portal.domain.errors import DomainError, NotFound
+from portal.domain.graph import DocumentField, FieldType, Graph, StateRole
+from portal.domain.orgchart import ChartSnapshot
+from portal.flows import services as flows
+from portal.orgchart.routing import load_chart
+
+MAX_AMOUNT = Decimal("1e15")
+MAX_DECIMALS = 4
+MAX_TEXT_FIELD = 2000
+PREFIXES = {"expense_claim": "EXP", "purchase_request": "PUR", "leave_request": "LVE"}
+
+
+def _scoped(actor: Actor | SystemActor):  # type: ignore[no-untyped-def]
+    return unit_of_work(actor.org_id, user_id=actor.user_id)
+
+
+# --- input checks --------------------------------------------------------------------------
+
+
+class FieldErrors(DomainError):
+    """Several fields of one document are wrong; nothing was saved."""
+
+    def __init__(self, errors: list[DomainError]) -> None:
+        super().__init__("invalid_fields", num=len(errors))
+        self.errors = errors
+
+
+def reference_prefix(kind: str) -> str:
+    """EXP for expense claims; otherwise the initials (or first letters) of the kind."""
+    if kind in PREFIXES:
+        return PREFIXES[kind]
+    words = [w for w in kind.split("_") if w]
+    letters = "".join(w[0] for w in words) if len(words) > 1 else kind
+    return letters[:3].upper()
+
+
+def check_amount(amount: Decimal, *, field: str = "amount") -> Decimal:
+    if not amount.is_finite() or amount >= MAX_AMOUNT:
+        raise DomainError("amount_invalid", field=field)
+    if amount < 0:
+        raise DomainError("amount_negative", field=field)
+    if amount != amount.quantize(Decimal(1).scaleb(-MAX_DECIMALS)):
+        raise DomainError("amount_too_precise", field=field, places=MAX_DECIMALS)
+    return amount
+
+
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _field_value(spec: DocumentField, value: object) -> object:
+    """One declared field's value, as stored (JSON): refusals name the field."""
+    where = f"fields.{spec.key}"
+    label = spec.labels.get("en") or spec.key
+    if spec.type == FieldType.TEXT:
+        if not isinstance(value, str):
+            raise DomainError("field_not_text", field=where, label=label)
+        if len(value) > MAX_TEXT_FIELD:
+            raise DomainError("field_too_long", field=where, label=label, limit=MAX_TEXT_FIELD)
+        return value.strip()
+    if spec.type in (FieldType.NUMBER, FieldType.MONEY):
+        try:
+            number = Decimal(str(value).replace(",", "").strip())
+        except InvalidOperation:
+            raise DomainError("field_not_number", field=where, label=label) from None
+        if isinstance(value, bool) or not number.is_finite() or abs(number) >= MAX_AMOUNT:
+            raise DomainError("field_not_number", field=where, label=label)
+        if spec.type == FieldType.MONEY:
+            check_amount(number, field=where)
+        return str(number)  # exact, never a float
+    if spec.type == FieldType.DATE:
+        text = str(value).strip()
+        try:
+            if not _ISO_DATE.match(text):
+                raise ValueError(text)
+            date.fromisoformat(text)
+        except ValueError:
+            raise DomainError("field_not_date", field=where, label=label) from None
+        return text
+    if spec.type == FieldType.CHOICE:
+        keys = [c.key for c in spec.choices]
+        if value not in keys:
+            raise DomainError("field_not_choice", field=where, label=label)
+        return value
+    if spec.type == FieldType.BOOL:
+        if value in (True, "true", "on", "1", "yes"):
+            return True
+        if value in (False, "false", "off", "0", "no"):
+            return False
+        raise DomainError("field_not_bool", field=where, label=label)
+    raise DomainError("field_unknown", field=where, key=spec.key)  # pragma: no cover
+
+
+def check_fields(graph: Graph, values: Mapping[str, object]) -> dict[str, object]:
+    """The declared fields, checked and normalised; every problem at once."""
+    errors: list[DomainError] = []
+    out: dict[str, object] = {}
+    declared = {f.key: f for f in graph.fields}
+    for key in values:
+        if key not in declared:
+            errors.append(DomainError("field_unknown", field=f"fields.{key}", key=str(key)[:63]))
+    for key, spec in declared.items():
+        value = values.get(key)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            if spec.required:
+                label = spec.labels.get("en") or key
+                errors.append(DomainError("field_required", field=f"fields.{key}", label=label))
+            continue
+        try:
+            out[key] = _field_value(spec, value)
+        except DomainError as error:
+            errors.append(error)
+    if errors:
+        raise FieldErrors(errors)
+    return out
+
+
+def _check_title(title: str) -> str:
+    cleaned = " ".join(title.split())
+    if not cleaned:
+        raise DomainError("title_required", field="title")
+    if len(cleaned) > 200:
+        raise DomainError("title_too_long", field="title", limit=200)
+    return cleaned
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DocumentView:
+    id: int
+    reference: str
+    kind: str
+    title: str
+    description: str
+    amount: Decimal
+    currency: str
+    fields: dict[str, Any]
+    requester_id: int
+    requester_name: str
+    version: int
+    state: str
+    state_entered_at: datetime
+    created_at: datetime
+    graph: Graph
+
+    @property
+    def is_draft(self) -> bool:
+        state = self.graph.state(self.state)
+        return state is not None and state.role == StateRole.DRAFT
+
+
+def _facts(doc: Document) -> engine.DocumentFacts:
+    return engine.DocumentFacts(
+        id=doc.id,
+        reference=doc.reference,
+        kind=doc.kind,
+        title=doc.title,
+        amount=doc.amount,
+        currency=doc.currency,
+        requester=doc.requester_id,
+        state=doc.state,
+        fields=doc.fields,
+        dispute_raiser=doc.dispute_raiser_id,
+    )
+
+
+def _may_see(session: Session, actor: Actor | SystemActor, doc: Document) -> bool:
+    """DESIGN §4 Visibility: the requester, whoever holds or held a task on it, admins
+    and auditors. Everyone else is told it does not exist."""
+    if actor.is_admin or actor.is_auditor or actor.member_id == doc.requester_id:
+        return True
+    return (
+        session.scalar(
+            select(Task.id)
+            .where(Task.document_id == doc.id, Task.assignee_id == actor.member_id)
+            .limit(1)
+        )
+        is not None
+    )
+
+
+def _load(
+    session: Session, actor: Actor | SystemActor, reference: str, *, lock: bool = False
+) -> Document:
+    stmt = select(Document).where(Document.reference == reference[:32])
+    if lock:
+        stmt = stmt.with_for_update()
+    doc = session.scalars(stmt).first()
+    if doc is None or not _may_see(session, actor, doc):
+        raise NotFound("document")
+    return doc
+
+
+def _view(session: Session, org_id: int, doc: Document) -> DocumentView:
+    graph = flows.version_in(session, org_id, doc.kind, doc.version).graph
+    name = session.scalar(
+        select(User.name)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.id == doc.requester_id)
+    )
+    return DocumentView(
+        id=doc.id,
+        reference=doc.reference,
+        kind=doc.kind,
+        title=doc.title,
+        description=doc.description,
+        amount=doc.amount,
+        currency=doc.currency,
+        fields=dict(doc.fields),
+        requester_id=doc.requester_id,
+        requester_name=name or "",
+        version=doc.version,
+        state=doc.state,
+        state_entered_at=doc.state_entered_at,
+        created_at=doc.created_at,
+        graph=graph,
+    )
+
+
+def get_document(actor: Actor | SystemActor, reference: str) -> DocumentView:
+    with _scoped(actor) as uow:
+        return _view(uow.session, actor.org_id, _load(uow.session, actor, reference))
+
+
+# --- creating and editing ------------------------------------------------------------------
+
+
+def _next_reference(session: Session, prefix: str, year: int) -> str:
+    """The next number for (prefix, year), taken under the counter row's lock: a
+    concurrent creation waits, and a rolled-back one gives its number back."""
+    counter = session.scalars(
+        select(ReferenceCounter)
+        .where(ReferenceCounter.prefix == prefix, ReferenceCounter.year == year)
+        .with_for_update()
+    ).first()
+    if counter is None:
+        session.add(ReferenceCounter(prefix=prefix, year=year, last_number=0))
+        session.flush()  # a concurrent first creation hits the unique key and retries
+        counter = session.scalars(
+            select(ReferenceCounter)
+            .where(ReferenceCounter.prefix == prefix, ReferenceCounter.year == year)
+            .with_for_update()
+        ).one()
+    counter.last_number += 1
+    session.flush()
+    return f"{prefix}-{year}-{counter.last_number:05d}"
+
+
+def create_document(
+    actor: Actor,
+    *,
+    kind: str,
+    title: str,
+    amount: Decimal,
+    currency: str | None = None,
+    description: str = "",
+    fields: Mapping[str, object] | None = None,
+) -> DocumentView:
+    """A new document in its flow's draft state, pinned to the current version."""
+    title = _check_title(title)
+    check_amount(amount)
+    now = clock.now()
+    with _scoped(actor) as uow:
+        s = uow.session
+        base = s.scalars(
+            select(Organization.base_currency).where(Organization.id == actor.org_id)
+        ).one()
+        if currency is not None and currency.strip().upper() != base:
+            raise DomainError(
+                "amount_currency_mismatch", field="currency", currency=currency[:8], base=base
+            )
+        try:
+            version_id, version = flows.current_version_in(s, actor.org_id, kind)
+        except NotFound:
+            raise DomainError("unknown_flow", field="kind", kind=kind[:64]) from None
+        initial = version.graph.initial_state()
+        assert initial is not None  # a published graph has exactly one draft state
+        values = check_fields(version.graph, fields or {})
+        doc = Document(
+            kind=kind,
+            reference=_next_reference(s, reference_prefix(kind), now.year),
+            title=title,
+            description=description.strip(),
+            amount=amount,
+            currency=base,
+            fields=values,
+            requester_id=actor.member_id,
+            flow_version_id=version_id,
+            version=version.version,
+            state=initial.key,
+            state_entered_at=now,
+            created_at=now,
+            updated_at=now,
+        )
+        s.add(doc)
+        s.flush()
+        return _view(s, actor.org_id, doc)
+
+
+def update_document(
+    actor: Actor,
+    reference: str,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    amount: Decimal | None = None,
+    fields: Mapping[str, object] | None = None,
+) -> DocumentView:
+    """Edit a draft. Only the requester may, and only while it is in its draft state:
+    the amount is frozen once the document has left it."""
+    with _scoped(actor) as uow:
+        s = uow.session
+        doc = _load(s, actor, reference, lock=True)
+        if actor.member_id != doc.requester_id:
+            raise engine.TransitionRefused("not_requester")
+        graph = flows.version_in(s, actor.org_id, doc.kind, doc.version).graph
+        state = graph.state(doc.state)
+        if state is None or state.role != StateRole.DRAFT:
+            raise DomainError("document_frozen", state=doc.state)
+        if title is not None:
+            doc.title = _check_title(title)
+        if description is not None:
+            doc.description = description.strip()
+        if amount is not None:
+            doc.amount = check_amount(amount)
+        if fields is not None:
+            doc.fields = check_fields(graph, fields)
+        doc.updated_at = clock.now()
+        s.flush()
+        return _view(s, actor.org_id, doc)
+
+
+# --- moving --------------------------------------------------------------------------------
+
+
+def _principal(actor: Actor | SystemActor, chart: ChartSnapshot) -> engine.Principal:
+    unit = None
+    if actor.member_id is not None:
+        seat_id = chart.primary.get(actor.member_id)
+        if seat_id is not None and seat_id in chart.seats:
+            unit_row = chart.units.get(chart.seats[seat_id].unit_id)
+            unit = unit_row.code if unit_row else None
+    return engine.Principal(actor.member_id, frozenset(actor.roles), unit)
+
+
+def _task_transitions(session: Session, doc: Document, member_id: int | None) -> dict[str, str]:
+    if member_id is None:
+        return {}
+    found: dict[str, str] = {}
+    for task in session.scalars(
+        select(Task).where(
+            Task.document_id == doc.id,
+            Task.state == doc.state,
+            Task.assignee_id == member_id,
+            Task.status == TaskStatus.OPEN,
+        )
+    ):
+        for key in task.transitions:
+            found.setdefault(key, task.via)
+    return found
+
+
+@dataclass(frozen=True)
+class Moved:
+    document: DocumentView
+    decision_seq: int
+    opened_tasks: int
+
+
+def transition_document(
+    actor: Actor | SystemActor,
+    reference: str,
+    transition: str,
+    *,
+    seen_state: str,
+    comment: str = "",
+    request_id: str | None = None,
+) -> Moved:
+    """Take ``transition`` on the document at ``reference``, which the client saw in
+    ``seen_state``. One transaction; every refusal is a ``TransitionRefused``."""
+    comment = comment.strip()
+    with _scoped(actor) as uow:
+        s = uow.session
+        doc = _load(s, actor, reference, lock=True)
+        graph = flows.version_in(s, actor.org_id, doc.kind, doc.version).graph
+        facts = _facts(doc)
+        chosen = engine.find_transition(graph, facts, transition, seen_state, comment)
+        now = clock.now()
+        chart = load_chart(s, now.date())
+        principal = _principal(actor, chart)
+        engine.check_guard(chosen, facts, principal, locale=actor.locale)
+        authority = engine.authorize(
+            graph,
+            chosen,
+            facts,
+            principal,
+            chart,
+            task_transitions=_task_transitions(s, doc, actor.member_id),
+        )
+        source = graph.state(chosen.from_state)
+        target = graph.state(chosen.to_state)
+        assert source is not None and target is not None
+        if source.role == StateRole.DRAFT:
+            engine.check_route(graph, facts, chart)
+        plans = engine.plan_tasks(graph, chosen.to_state, facts, chart, now)
+
+        # Advance, conditional on the state and row version read under the lock.
+        dispute_raiser = actor.member_id if target.role == StateRole.DISPUTE else None
+        moved = s.execute(
+            update(Document)
+            .where(
+                Document.id == doc.id,
+                Document.state == doc.state,
+                Document.row_version == doc.row_version,
+            )
+            .values(
+                state=chosen.to_state,
+                state_entered_at=now,
+                row_version=doc.row_version + 1,
+                dispute_raiser_id=dispute_raiser,
+                updated_at=now,
+            )
+            .execution_options(synchronize_session=False)
+        )
+        if moved.rowcount != 1:
+            raise engine.TransitionRefused("stale_state", seen=seen_state, current="?")
+
+        _close_tasks(s, doc, actor.member_id, now)
+        seq = _append_decision(s, doc, graph, chosen, actor, authority, comment, request_id, now)
+        opened = _open_tasks(s, doc, plans, now)
+        _write_outbox(s, doc, graph, chosen, actor, plans, seq)
+        s.expire(doc)
+        return Moved(_view(s, actor.org_id, doc), seq, opened)
+
+
+def _close_tasks(session: Session, doc: Document, actor_id: int | None, now: datetime) -> None:
+    """The decision that leaves a state completes the actor's task there and cancels
+    everyone else's."""
+    for task in session.scalars(
+        select(Task).where(
+            Task.document_id == doc.id, Task.state == doc.state, Task.status == TaskStatus.OPEN
+        )
+    ):
+        task.status = TaskStatus.COMPLETED if task.assignee_id == actor_id else TaskStatus.CANCELLED
+        task.completed_at = now
+        task.completed_by = actor_id
+
+
+def _append_decision(
+    session: Session,
+    doc: Document,
+    graph: Graph,
+    chosen: Any,
+    actor: Actor | SystemActor,
+    authority: engine.Authority,
+    comment: str,
+    request_id: str | None,
+    now: datetime,
+) -> int:
+    """The next link of the document's hash chain, written while its row is locked."""
+    last = session.execute(
+        select(Decision.seq, Decision.hash)
+        .where(Decision.document_id == doc.id)
+        .order_by(Decision.seq.desc())
+        .limit(1)
+    ).first()
+    seq = (last.seq if last else 0) + 1
+    prev_hash = last.hash if last else engine.GENESIS_HASH
+    row = Decision(
+        document_id=doc.id,
+        seq=seq,
+        flow_version_id=doc.flow_version_id,
+        from_state=chosen.from_state,
+        to_state=chosen.to_state,
+        transition=chosen.key,
+        gate=chosen.gate,
+        actor_id=actor.member_id,
+        authority_member_id=authority.authority_member,
+        via=authority.via,
+        delegation_id=None,
+        amount=doc.amount,
+        currency=doc.currency,
+        winning_floor=authority.winning_floor,
+        eligible=list(authority.eligible),
+        resolution=[r.to_json() for r in authority.resolution],
+        comment=comment,
+        request_id=request_id,
+        decided_at=now,
+        prev_hash=prev_hash,
+        hash="",
+    )
+    row.hash = engine.decision_hash(prev_hash, _chained(row))
+    session.add(row)
+    session.flush()
+    return seq
+
+
+def _chained(row: Decision) -> dict[str, Any]:
+    """Everything a decision records, as hashed (the hash itself excepted)."""
+    return {
+        "document_id": row.document_id,
+        "seq": row.seq,
+        "flow_version_id": row.flow_version_id,
+        "from_state": row.from_state,
+        "to_state": row.to_state,
+        "transition": row.transition,
+        "gate": row.gate,
+        "actor_id": row.actor_id,
+        "authority_member_id": row.authority_member_id,
+        "via": row.via,
+        "delegation_id": row.delegation_id,
+        "amount": format(Decimal(row.amount).quantize(Decimal("0.0001")), "f"),
+        "currency": row.currency,
+        "winning_floor": (
+            format(Decimal(row.winning_floor).quantize(Decimal("0.0001")), "f")
+            if row.winning_floor is not None
+            else None
+        ),
+        "eligible": list(row.eligible),
+        "resolution": row.resolution,
+        "comment": row.comment,
+        "request_id": row.request_id,
+        "decided_at": row.decided_at.isoformat(timespec="microseconds"),
+        "prev_hash": row.prev_hash,
+    }
+
+
+def _open_tasks(
+    session: Session, doc: Document, plans: list[engine.TaskPlan], now: datetime
+) -> int:
+    count = 0
+    for plan in plans:
+        for member_id in plan.assignees:
+            session.add(
+                Task(
+                    document_id=doc.id,
+                    state=plan.state,
+                    assignee_id=member_id,
+                    via=engine.Via.GRANT,
+                    transitions=list(plan.transitions),
+                    band_floor=plan.band_floor,
+                    due_at=plan.due_at,
+                    status=TaskStatus.OPEN,
+                    created_at=now,
+                )
+            )
+            count += 1
+    session.flush()
+    return count
+
+
+def _write_outbox(
+    session: Session,
+    doc: Document,
+    graph: Graph,
+    chosen: Any,
+    actor: Actor | SystemActor,
+    plans: list[engine.TaskPlan],
+    seq: int,
+) -> None:
+    """The side effects of this decision, in its own transaction."""
+    base = {"document_id": doc.id, "reference": doc.reference, "decision": seq}
+    assignees = sorted({m for plan in plans for m in plan.assignees})
+    if assignees:
+        add_event(
+            session,
+            "notify.task_assigned",
+            {**base, "members": assignees, "state": chosen.to_state},
+        )
+    if actor.member_id != doc.requester_id:
+        add_event(
+            session,
+            "notify.document_moved",
+            {
+                **base,
+                "members": [doc.requester_id],
+                "transition": chosen.key,
+                "state": chosen.to_state,
+            },
+        )
+    posting = engine.posting_of(graph, chosen)
+    if posting is not None:
+        add_event(
+            session,
+            f"posting.{posting}",
+            {
+                **base,
+                "kind": doc.kind,
+                "amount": format(Decimal(doc.amount), "f"),
+                "currency": doc.currency,
+                "state": chosen.to_state,
+            },
+        )
+
+
+# --- what an actor may do ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Available:
+    key: str
+    to_state: str
+    allowed: bool
+    comment_required: bool
+    # Why not, when not: a refusal code and its parameters.
+    refusal: DomainError | None
+
+
+def available_transitions(actor: Actor | SystemActor, reference: str) -> list[Available]:
+    """Every exit of the document's current state, each allowed or with the reason it
+    is not (authority and guard), in display order."""
+    with _scoped(actor) as uow:
+        s = uow.session
+        doc = _load(s, actor, reference)
+        graph = flows.version_in(s, actor.org_id, doc.kind, doc.version).graph
+        facts = _facts(doc)
+        chart = load_chart(s, clock.today())
+        principal = _principal(actor, chart)
+        tasks = _task_transitions(s, doc, actor.member_id)
+        out = []
+        for t in graph.transitions_from(doc.state):
+            refusal: DomainError | None = None
+            try:
+                engine.authorize(graph, t, facts, principal, chart, task_transitions=tasks)
+                engine.check_guard(t, facts, principal, locale=actor.locale)
+            except engine.TransitionRefused as refused:
+                refusal = refused
+            out.append(
+                Available(t.key, t.to_state, refusal is None, t.comment == "required", refusal)
+            )
+        return out
+
+
+# --- history -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    seq: int
+    from_state: str
+    to_state: str
+    transition: str
+    actor_id: int | None
+    actor_name: str | None
+    via: str
+    comment: str
+    decided_at: datetime
+    eligible: list[int]
+    hash: str
+
+
+def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
+    with _scoped(actor) as uow:
+        s = uow.session
+        doc = _load(s, actor, reference)
+        rows = list(
+            s.scalars(select(Decision).where(Decision.document_id == doc.id).order_by(Decision.seq))
+        )
+        ids = {r.actor_id for r in rows if r.actor_id is not None}
+        names = (
+            dict(
+                s.execute(
+                    select(Membership.id, User.name)
+                    .join(User, User.id == Membership.user_id)
+                    .where(Membership.id.in_(ids))
+                ).all()
+            )
+            if ids
+            else {}
+        )
+    return [
+        HistoryEntry(
+            r.seq,
+            r.from_state,
+            r.to_state,
+            r.transition,
+            r.actor_id,
+            names.get(r.actor_id) if r.actor_id else None,
+            r.via,
+            r.comment,
+            r.decided_at,
+            list(r.eligible),
+            r.hash,
+        )
+        for r in rows
+    ]
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    ok: bool
+    decisions: int
+    # The first decision whose hash does not follow from its record and predecessor.
+    broken_at: int | None = None
+
+
+def verify_history(actor: Actor | SystemActor, reference: str) -> ChainCheck:
+    """Recompute the document's hash chain from the stored records."""
+    with _scoped(actor) as uow:
+        s = uow.session
+        doc = _load(s, actor, reference)
+        rows = list(
+            s.scalars(select(Decision).where(Decision.document_id == doc.id).order_by(Decision.seq))
+        )
+    prev = engine.GENESIS_HASH
+    for expected_seq, row in enumerate(rows, start=1):
+        if row.seq != expected_seq or row.prev_hash != prev:
+            return ChainCheck(False, len(rows), row.seq)
+        if engine.decision_hash(prev, _chained(row)) != row.hash:
+            return ChainCheck(False, len(rows), row.seq)
+        prev = row.hash
+    return ChainCheck(True, len(rows))
+
+
+def count_open_tasks(actor: Actor | SystemActor, reference: str) -> int:
+    with _scoped(actor) as uow:
+        s = uow.session
+        doc = _load(s, actor, reference)
+        return (
+            s.scalar(
+                select(func.count(Task.id)).where(
+                    Task.document_id == doc.id, Task.status == TaskStatus.OPEN
+                )
+            )
+            or 0
+        )

@@ -1,0 +1,102 @@
+"""The seeded expense claim, walked end to end in the demo organization: submitted,
+reviewed, approved, verified (the accrual), paid, received, disputed and the dispute
+dismissed; a second claim rejected, reworked and resubmitted. The history verifies."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from portal.accounts import services as accounts
+from portal.demo import seed_demo
+from portal.documents import services as documents
+from portal.domain.engine import TransitionRefused
+
+
+@pytest.fixture
+def acme_demo(app):  # type: ignore[no-untyped-def]
+    assert seed_demo() is True
+
+    def actor(email: str):  # type: ignore[no-untyped-def]
+        user = accounts.find_user(email)
+        return accounts.actor_for("acme", user.id, None)
+
+    return actor
+
+
+CLAIM_FIELDS = {"category": "travel", "expense_date": "2026-11-20", "receipt_number": "R-1"}
+
+
+def _step(actor, doc, key, comment=""):  # type: ignore[no-untyped-def]
+    moved = documents.transition_document(
+        actor, doc.reference, key, seen_state=doc.state, comment=comment
+    )
+    return moved.document
+
+
+def test_a_claim_walks_from_draft_to_received_and_through_a_dismissed_dispute(acme_demo):
+    siti = acme_demo("siti@acme.example")  # Sales Executive; reports to Nurul (head of Sales)
+    nurul = acme_demo("nurul@acme.example")
+    grace = acme_demo("grace@acme.example")  # admin
+    aisha = acme_demo("aisha@acme.example")  # admin
+
+    doc = documents.create_document(
+        siti,
+        kind="expense_claim",
+        title="Client visit, Penang",
+        amount=Decimal("480.00"),
+        fields=CLAIM_FIELDS,
+    )
+    assert doc.reference.startswith("EXP-") and doc.state == "draft"
+
+    doc = _step(siti, doc, "submit")
+    assert doc.state == "pending_review"
+    with pytest.raises(TransitionRefused) as refused:
+        _step(siti, doc, "review")
+    assert refused.value.code == "self_approval"
+    doc = _step(nurul, doc, "review")
+    doc = _step(nurul, doc, "approve")
+    doc = _step(grace, doc, "verify_category")
+    doc = _step(aisha, doc, "pay")
+    doc = _step(siti, doc, "acknowledge")
+    assert doc.state == "received"
+    doc = _step(siti, doc, "dispute", "The amount paid was short by RM20.")
+    with pytest.raises(TransitionRefused) as raiser:
+        _step(siti, doc, "dismiss", "no")
+    assert raiser.value.code in ("dispute_raiser", "self_approval")
+    doc = _step(grace, doc, "dismiss", "Paid in full on 25 Nov; bank slip attached.")
+    assert doc.state == "received"
+
+    entries = documents.history(grace, doc.reference)
+    assert [e.transition for e in entries] == [
+        "submit",
+        "review",
+        "approve",
+        "verify_category",
+        "pay",
+        "acknowledge",
+        "dispute",
+        "dismiss",
+    ]
+    check = documents.verify_history(grace, doc.reference)
+    assert check.ok and check.decisions == 8
+
+
+def test_a_rejected_claim_is_reworked_and_resubmitted(acme_demo):
+    siti = acme_demo("siti@acme.example")
+    nurul = acme_demo("nurul@acme.example")
+    doc = documents.create_document(
+        siti, kind="expense_claim", title="Taxi", amount=Decimal("35.50"), fields=CLAIM_FIELDS
+    )
+    doc = _step(siti, doc, "submit")
+    with pytest.raises(TransitionRefused) as missing:
+        _step(nurul, doc, "reject")
+    assert missing.value.code == "comment_required"
+    doc = _step(nurul, doc, "reject", "Attach the receipt, please.")
+    assert doc.state == "rejected"
+    doc = _step(siti, doc, "revise")
+    doc = documents.update_document(siti, doc.reference, amount=Decimal("36.00"))
+    doc = _step(siti, doc, "submit")
+    assert doc.state == "pending_review" and doc.amount == Decimal("36.00")
+    assert documents.verify_history(siti, doc.reference).ok
