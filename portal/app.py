@@ -55,6 +55,7 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     _register_web(app, settings)
     _register_blueprints(app)
+    _register_outbox_handlers()
 
     if settings.embedded_worker and redis_holder.embedded and not settings.testing:
         worker = EmbeddedWorker(redis_holder.get())
@@ -93,6 +94,13 @@ def _register_web(app: Flask, settings: Settings) -> None:
     init_security_headers(app, production=settings.is_production)
     init_i18n_filters(app)
     init_nav(app)
+
+
+def _register_outbox_handlers() -> None:
+    """Who delivers which outbox topic (workers build the app, so they know them too)."""
+    from portal.documents import notify
+
+    notify.register()
 
 
 def _register_blueprints(app: Flask) -> None:

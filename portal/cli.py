@@ -219,3 +219,27 @@ def bench_validate_command(rounds: int) -> None:
     click.echo(f"{'graph':<22}{'size':>12}{'median ms':>12}{'p95 ms':>10}")
     for t in bench_validate(rounds):
         click.echo(f"{t.name:<22}{t.size:>12}{t.median_ms:>12.3f}{t.p95_ms:>10.3f}")
+
+
+@bench.command("transitions")
+@click.option(
+    "--documents", "count", default=200, show_default=True, type=click.IntRange(10, 10_000)
+)
+def bench_transitions_command(count: int) -> None:
+    """Decisions per second through the engine vs. the same SQL written by hand."""
+    from dataclasses import replace
+
+    from portal.app import create_app
+    from portal.config import Settings
+    from portal.documents.bench import bench_transitions
+
+    # No in-process worker: it would compete with the loops being timed.
+    settings = replace(Settings.from_env(), embedded_worker=False)
+    app = create_app(settings)
+    with app.app_context():
+        url = settings.database_url
+        figures = bench_transitions(count, url, progress=click.echo)
+    click.echo(f"transitions on {url.split('://', 1)[0]}: {figures.documents} each")
+    click.echo(f"{'engine (service layer)':<28}{figures.engine_per_second:>10.1f} /s")
+    click.echo(f"{'hand-written SQL loop':<28}{figures.raw_per_second:>10.1f} /s")
+    click.echo(f"{'ratio engine / hand-written':<28}{figures.ratio:>10.2f}")

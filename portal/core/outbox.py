@@ -9,14 +9,18 @@ Handlers are registered by topic and must be idempotent (the row id is their key
 
 from __future__ import annotations
 
-from datetime import datetime
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import JSON, Index, String, Text, text
+from sqlalchemy import JSON, Index, String, Text, insert, or_, select, text
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from portal.core.clock import clock
-from portal.core.db import Base, TenantScoped
+from portal.core.db import Base, TenantNotSet, TenantScoped
+from portal.core.queue import enqueue
+from portal.core.uow import platform_work, unit_of_work
 
 
 class OutboxEvent(TenantScoped, Base):
@@ -45,9 +49,113 @@ class OutboxEvent(TenantScoped, Base):
         return f"<OutboxEvent {self.id} {self.topic!r}>"
 
 
-def add_event(session: Session, topic: str, payload: dict[str, Any]) -> OutboxEvent:
-    """Write one side effect into the caller's transaction."""
+def add_event(session: Session, topic: str, payload: dict[str, Any]) -> None:
+    """Write one side effect into the caller's transaction (a plain INSERT: transitions
+    write several per decision)."""
+    org_id = session.info.get("org_id")
+    if org_id is None:
+        raise TenantNotSet()
     now = clock.now()
-    event = OutboxEvent(topic=topic, payload=payload, created_at=now, next_attempt_at=now)
-    session.add(event)
-    return event
+    session.execute(
+        insert(OutboxEvent),
+        [
+            {
+                "org_id": org_id,
+                "topic": topic,
+                "payload": payload,
+                "created_at": now,
+                "next_attempt_at": now,
+                "attempts": 0,
+            }
+        ],
+    )
+
+
+# --- dispatch ------------------------------------------------------------------------------
+
+Handler = Callable[[Session, OutboxEvent], None]
+_handlers: dict[str, Handler] = {}
+
+# After this many failed attempts an event stops being retried and waits for an admin.
+MAX_ATTEMPTS = 8
+FIRST_RETRY = timedelta(seconds=10)
+LONGEST_WAIT = timedelta(hours=1)
+
+log = logging.getLogger(__name__)
+
+
+def register(prefix: str, handler: Handler) -> None:
+    """Deliver events whose topic starts with ``prefix`` (e.g. "notify.") with ``handler``.
+    Handlers run in the event's own transaction and must be idempotent: the event's id
+    is their key, since delivery is at least once."""
+    _handlers[prefix] = handler
+
+
+def handler_for(topic: str) -> Handler | None:
+    matches = [p for p in _handlers if topic.startswith(p)]
+    return _handlers[max(matches, key=len)] if matches else None
+
+
+def backoff(attempts: int) -> timedelta:
+    """10 s, 20 s, 40 s … at most an hour between attempts."""
+    return min(FIRST_RETRY * (2 ** max(attempts - 1, 0)), LONGEST_WAIT)
+
+
+def dispatch_outbox(org_id: int, *, limit: int = 200) -> int:
+    """Deliver the organization's due events, each in its own transaction; return how
+    many were delivered. Events no handler claims yet (the ledger's posting events)
+    stay in the outbox for the consumer that will take them. Safe to run concurrently:
+    each event is claimed with ``FOR UPDATE SKIP LOCKED``."""
+    if not _handlers:
+        return 0
+    delivered = 0
+    for _ in range(limit):
+        with unit_of_work(org_id) as uow:
+            s = uow.session
+            now = clock.now()
+            event = s.scalars(
+                select(OutboxEvent)
+                .where(
+                    OutboxEvent.dispatched_at.is_(None),
+                    OutboxEvent.next_attempt_at <= now,
+                    OutboxEvent.attempts < MAX_ATTEMPTS,
+                    or_(*(OutboxEvent.topic.startswith(p) for p in _handlers)),
+                )
+                .order_by(OutboxEvent.id)
+                .limit(1)
+                .with_for_update(skip_locked=True)
+            ).first()
+            if event is None:
+                break
+            handler = handler_for(event.topic)
+            assert handler is not None
+            event.attempts += 1
+            try:
+                with s.begin_nested():
+                    handler(s, event)
+            except Exception as exc:  # a failed delivery is recorded and retried, never lost
+                event.last_error = f"{type(exc).__name__}: {exc}"[:2000]
+                event.next_attempt_at = now + backoff(event.attempts)
+                log.warning("outbox event %s (%s) failed: %s", event.id, event.topic, exc)
+            else:
+                event.dispatched_at = now
+                event.last_error = None
+                delivered += 1
+    return delivered
+
+
+def relay_outbox() -> int:
+    """The safety net, run periodically: dispatch every organization's due events, so a
+    lost doorbell (Redis down at commit time) only delays delivery."""
+    with platform_work() as uow:
+        org_ids = list(uow.session.scalars(text("SELECT id FROM organization ORDER BY id")))
+    return sum(dispatch_outbox(org_id) for org_id in org_ids)
+
+
+def nudge(org_id: int) -> None:
+    """Ring the doorbell after a commit: a worker dispatches the organization's events.
+    If Redis is down the relay picks them up later."""
+    try:
+        enqueue(dispatch_outbox, org_id)
+    except Exception as exc:  # the outbox row is safe; only the doorbell failed
+        log.warning("could not enqueue the outbox dispatch for org %s: %s", org_id, exc)

@@ -6,10 +6,11 @@ from redis import Redis
 from rq.cron import CronScheduler
 
 from portal.core.health import ping
+from portal.core.outbox import relay_outbox
 from portal.core.queue import DEFAULT_QUEUE
 
 # (function, interval in seconds)
-PERIODIC_JOBS = ((ping, 60),)
+PERIODIC_JOBS = ((ping, 60), (relay_outbox, 60))
 
 
 def build_cron(connection: Redis) -> CronScheduler:

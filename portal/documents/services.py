@@ -17,10 +17,13 @@ from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import case, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from portal.accounts.models import Membership, Organization, User
+from portal.core import outbox
 from portal.core.clock import clock
 from portal.core.outbox import add_event
 from portal.core.uow import unit_of_work
@@ -270,8 +273,11 @@ def _next_reference(session: Session, prefix: str, year: int) -> str:
         .with_for_update()
     ).first()
     if counter is None:
-        session.add(ReferenceCounter(prefix=prefix, year=year, last_number=0))
-        session.flush()  # a concurrent first creation hits the unique key and retries
+        try:
+            with session.begin_nested():
+                session.add(ReferenceCounter(prefix=prefix, year=year, last_number=0))
+        except IntegrityError:
+            pass  # a concurrent first creation made the row: take it, under its lock
         counter = session.scalars(
             select(ReferenceCounter)
             .where(ReferenceCounter.prefix == prefix, ReferenceCounter.year == year)
@@ -465,21 +471,34 @@ def transition_document(
         seq = _append_decision(s, doc, graph, chosen, actor, authority, comment, request_id, now)
         opened = _open_tasks(s, doc, plans, now)
         _write_outbox(s, doc, graph, chosen, actor, plans, seq)
-        s.expire(doc)
+        uow.after_commit(lambda: outbox.nudge(actor.org_id))
+        # The row was advanced by a Core UPDATE: tell the loaded object, without a reload.
+        for name, value in (
+            ("state", chosen.to_state),
+            ("state_entered_at", now),
+            ("row_version", doc.row_version + 1),
+            ("dispute_raiser_id", dispute_raiser),
+            ("updated_at", now),
+        ):
+            set_committed_value(doc, name, value)
         return Moved(_view(s, actor.org_id, doc), seq, opened)
 
 
 def _close_tasks(session: Session, doc: Document, actor_id: int | None, now: datetime) -> None:
     """The decision that leaves a state completes the actor's task there and cancels
-    everyone else's."""
-    for task in session.scalars(
-        select(Task).where(
-            Task.document_id == doc.id, Task.state == doc.state, Task.status == TaskStatus.OPEN
+    everyone else's (one statement: this is the hot path)."""
+    session.execute(
+        update(Task)
+        .where(Task.document_id == doc.id, Task.state == doc.state, Task.status == TaskStatus.OPEN)
+        .values(
+            status=case(
+                (Task.assignee_id == actor_id, TaskStatus.COMPLETED), else_=TaskStatus.CANCELLED
+            ),
+            completed_at=now,
+            completed_by=actor_id,
         )
-    ):
-        task.status = TaskStatus.COMPLETED if task.assignee_id == actor_id else TaskStatus.CANCELLED
-        task.completed_at = now
-        task.completed_by = actor_id
+        .execution_options(synchronize_session=False)
+    )
 
 
 def _append_decision(
@@ -531,6 +550,11 @@ def _append_decision(
     return seq
 
 
+def _money_text(amount: Decimal) -> str:
+    """One spelling per amount, at the precision money is stored with (NUMERIC(19,4))."""
+    return format(Decimal(amount).quantize(Decimal("0.0001")), "f")
+
+
 def _chained(row: Decision) -> dict[str, Any]:
     """Everything a decision records, as hashed (the hash itself excepted)."""
     return {
@@ -545,12 +569,10 @@ def _chained(row: Decision) -> dict[str, Any]:
         "authority_member_id": row.authority_member_id,
         "via": row.via,
         "delegation_id": row.delegation_id,
-        "amount": format(Decimal(row.amount).quantize(Decimal("0.0001")), "f"),
+        "amount": _money_text(row.amount),
         "currency": row.currency,
         "winning_floor": (
-            format(Decimal(row.winning_floor).quantize(Decimal("0.0001")), "f")
-            if row.winning_floor is not None
-            else None
+            _money_text(row.winning_floor) if row.winning_floor is not None else None
         ),
         "eligible": list(row.eligible),
         "resolution": row.resolution,
@@ -564,25 +586,25 @@ def _chained(row: Decision) -> dict[str, Any]:
 def _open_tasks(
     session: Session, doc: Document, plans: list[engine.TaskPlan], now: datetime
 ) -> int:
-    count = 0
-    for plan in plans:
-        for member_id in plan.assignees:
-            session.add(
-                Task(
-                    document_id=doc.id,
-                    state=plan.state,
-                    assignee_id=member_id,
-                    via=engine.Via.GRANT,
-                    transitions=list(plan.transitions),
-                    band_floor=plan.band_floor,
-                    due_at=plan.due_at,
-                    status=TaskStatus.OPEN,
-                    created_at=now,
-                )
-            )
-            count += 1
-    session.flush()
-    return count
+    rows = [
+        {
+            "org_id": doc.org_id,
+            "document_id": doc.id,
+            "state": plan.state,
+            "assignee_id": member_id,
+            "via": engine.Via.GRANT,
+            "transitions": list(plan.transitions),
+            "band_floor": plan.band_floor,
+            "due_at": plan.due_at,
+            "status": TaskStatus.OPEN,
+            "created_at": now,
+        }
+        for plan in plans
+        for member_id in plan.assignees
+    ]
+    if rows:
+        session.execute(insert(Task), rows)
+    return len(rows)
 
 
 def _write_outbox(
@@ -622,7 +644,7 @@ def _write_outbox(
             {
                 **base,
                 "kind": doc.kind,
-                "amount": format(Decimal(doc.amount), "f"),
+                "amount": _money_text(doc.amount),
                 "currency": doc.currency,
                 "state": chosen.to_state,
             },
@@ -760,3 +782,55 @@ def count_open_tasks(actor: Actor | SystemActor, reference: str) -> int:
             )
             or 0
         )
+
+
+# --- bulk ----------------------------------------------------------------------------------
+
+BULK_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class BulkOutcome:
+    reference: str
+    ok: bool
+    # The state the document is in afterwards, when it moved.
+    state: str | None = None
+    refusal: DomainError | None = None
+
+
+def bulk_transition(
+    actor: Actor,
+    items: list[tuple[str, str]],
+    transition: str,
+    *,
+    comment: str = "",
+    request_id: str | None = None,
+) -> list[BulkOutcome]:
+    """Take ``transition`` on each (reference, state the client saw): the same pipeline
+    as one document, once per document, each in its own transaction, with one outcome
+    each. A refused document does not disturb the others, and replaying the request is
+    harmless (the second attempt meets ``stale_state``)."""
+    if not items:
+        raise DomainError("bulk_empty")
+    if len(items) > BULK_LIMIT:
+        raise DomainError("bulk_too_large", limit=BULK_LIMIT, num=len(items))
+    references = [reference for reference, _ in items]
+    repeated = sorted({r for r in references if references.count(r) > 1})
+    if repeated:
+        raise DomainError("bulk_duplicates", references=", ".join(repeated[:5]))
+    outcomes = []
+    for reference, seen_state in items:
+        try:
+            moved = transition_document(
+                actor,
+                reference,
+                transition,
+                seen_state=seen_state,
+                comment=comment,
+                request_id=request_id,
+            )
+        except DomainError as refused:
+            outcomes.append(BulkOutcome(reference, False, refusal=refused))
+        else:
+            outcomes.append(BulkOutcome(reference, True, state=moved.document.state))
+    return outcomes

@@ -183,10 +183,14 @@ def authorize(
     grants = [(i, g) for i, g in enumerate(graph.grants) if g.covers(gate_state)]
     resolutions = tuple(resolve_all(grants, document.requester, chart))
     band = band_for(resolutions, document.amount, document.requester)
+    if band is not None and any(
+        r.gap is not None and band.floor < r.floor <= document.amount for r in resolutions
+    ):
+        # A grant that should decide this amount found nobody: the smaller band below it
+        # must not decide in its place (no fallback downward; ``route_step`` agrees).
+        band = None
     eligible = band.members if band else ()
     floor = band.floor if band else None
-    if actor.member_id is not None and actor.member_id == document.requester:
-        raise TransitionRefused("self_approval")
     source = graph.state(transition.from_state)
     if (
         source is not None
@@ -195,6 +199,8 @@ def authorize(
         and actor.member_id == document.dispute_raiser
     ):
         raise TransitionRefused("dispute_raiser")
+    if actor.member_id is not None and actor.member_id == document.requester:
+        raise TransitionRefused("self_approval")
     if actor.member_id in eligible:
         return Authority(Via.GRANT, actor.member_id, gate_state, floor, eligible, resolutions)
     task_via = (task_transitions or {}).get(transition.key)

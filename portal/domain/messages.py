@@ -99,6 +99,11 @@ MESSAGES: dict[str, str | tuple[str, str]] = {
     "route_has_gap": N_(
         "Nobody could decide this document at “%(state)s” (%(reason)s). An admin can see why under Who would approve?"
     ),
+    "notice_task_assigned": N_("%(reference)s is waiting for your decision."),
+    "notice_document_moved": N_("%(reference)s has moved on: %(transition)s."),
+    "bulk_empty": N_("Choose at least one document."),
+    "bulk_too_large": N_("At most %(limit)s documents can be handled at once; %(num)s were sent."),
+    "bulk_duplicates": N_("Each document may appear only once; repeated: %(references)s."),
     "document_frozen": N_(
         "The document can only be edited while it is a draft; it is now “%(state)s”."
     ),

@@ -39,13 +39,28 @@ def _scoped(actor: Actor | SystemActor):  # type: ignore[no-untyped-def]
 def load_chart(session: Session, day: date) -> ChartSnapshot:
     """The chart on ``day``: every seat and unit, the holdings that cover the day
     (active members only: a holding can outlive its membership), and the roles."""
+    # Plain column reads: this runs inside every transition, and ORM entities for a
+    # whole chart would cost more than the rules themselves.
     seats = {
-        p.id: Seat(p.id, p.code, p.title, p.unit_id, p.reports_to_id, p.active)
-        for p in session.scalars(select(Position))
+        r.id: Seat(r.id, r.code, r.title, r.unit_id, r.reports_to_id, r.active)
+        for r in session.execute(
+            select(
+                Position.id,
+                Position.code,
+                Position.title,
+                Position.unit_id,
+                Position.reports_to_id,
+                Position.active,
+            )
+        )
     }
     units = {
-        u.id: Unit(u.id, u.code, u.name, u.parent_id, u.head_position_id)
-        for u in session.scalars(select(OrgUnit))
+        r.id: Unit(r.id, r.code, r.name, r.parent_id, r.head_position_id)
+        for r in session.execute(
+            select(
+                OrgUnit.id, OrgUnit.code, OrgUnit.name, OrgUnit.parent_id, OrgUnit.head_position_id
+            )
+        )
     }
     memberships = session.execute(select(Membership.id, Membership.active, Membership.roles)).all()
     active = frozenset(m.id for m in memberships if m.active)
@@ -56,8 +71,8 @@ def load_chart(session: Session, day: date) -> ChartSnapshot:
                 roles.setdefault(role, set()).add(m.id)
     holders: dict[int, set[int]] = {}
     primary: dict[int, int] = {}
-    holdings = session.scalars(
-        select(PositionHolding)
+    holdings = session.execute(
+        select(PositionHolding.member_id, PositionHolding.position_id, PositionHolding.kind)
         .where(
             PositionHolding.valid_from <= day,
             (PositionHolding.valid_to.is_(None)) | (PositionHolding.valid_to >= day),

@@ -33,6 +33,9 @@ STATUS_BY_CODE = {
     "dispute_raiser": 403,
     "no_band_covers_amount": 403,
     "delegation_not_active": 403,
+    "bulk_empty": 400,
+    "bulk_too_large": 400,
+    "bulk_duplicates": 400,
 }
 
 

@@ -1,0 +1,294 @@
+"""`portal bench transitions`: decisions per second through the service layer, beside
+the same statements issued by a minimal hand-written loop on the same database.
+
+The engine's transition (lock the document, load the chart, resolve the bands, check,
+advance, close and open tasks, append the hash-chained decision, write the outbox) is
+timed on N submitted expense claims. The hand-written loop then moves N more claims
+through the very same SQL — the chart reads, the conditional UPDATE, the task and
+decision and outbox writes — with no ORM and no rules, as the floor to compare with.
+The benchmark organization is removed afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from portal.accounts import services as accounts
+from portal.core.db import db
+from portal.core.uow import platform_work
+from portal.domain.actor import Role, SystemActor
+from portal.orgchart import services as chart
+
+FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
+TEAMS = 5
+PER_TEAM = 8
+
+
+@dataclass(frozen=True)
+class Figures:
+    documents: int
+    engine_per_second: float
+    raw_per_second: float
+
+    @property
+    def ratio(self) -> float:
+        return self.engine_per_second / self.raw_per_second if self.raw_per_second else 0.0
+
+
+@dataclass
+class _World:
+    slug: str
+    org_id: int
+    requesters: list[Any]
+    superiors: dict[int, Any]  # requester member id -> their superior's Actor
+
+
+def _build_world() -> _World:
+    """An organization with TEAMS units, each a head over PER_TEAM staff."""
+    from portal.accounts.models import Organization  # noqa: F401 - mapped before use
+
+    slug = f"bench-{uuid.uuid4().hex[:8]}"
+    org = accounts.create_organization(slug, "Benchmark Sdn Bhd", base_currency="MYR")
+    system = SystemActor(org_id=org.id, org_slug=slug)
+    admin_email = f"admin@{slug}.test"
+    accounts.create_user(admin_email, "Bench Admin", "bench-pass-123")
+    accounts.create_member(system, email=admin_email, name="Bench Admin", roles=[Role.ADMIN])  # type: ignore[arg-type]
+    ceo_unit = chart.create_unit(system, code="EXEC", name="Executive")  # type: ignore[arg-type]
+    ceo = chart.create_position(system, code="CEO", title="CEO", unit_id=ceo_unit.id)  # type: ignore[arg-type]
+    chart.update_unit(  # type: ignore[arg-type]
+        system, ceo_unit.id, code="EXEC", name="Executive", parent_id=None, head_position_id=ceo.id
+    )
+
+    def person(email: str, name: str) -> Any:
+        accounts.create_user(email, name, "bench-pass-123")
+        accounts.create_member(system, email=email, name=name)  # type: ignore[arg-type]
+        user = accounts.find_user(email)
+        return accounts.actor_for(slug, user.id, None)  # type: ignore[union-attr]
+
+    boss = person(f"ceo@{slug}.test", "Chief")
+    chart.assign_position(system, member_id=boss.member_id, position_id=ceo.id)  # type: ignore[arg-type]
+    requesters, superiors = [], {}
+    for t in range(TEAMS):
+        unit = chart.create_unit(system, code=f"T{t}", name=f"Team {t}", parent_id=ceo_unit.id)  # type: ignore[arg-type]
+        head_seat = chart.create_position(  # type: ignore[arg-type]
+            system, code=f"T{t}-HEAD", title="Team head", unit_id=unit.id, reports_to_id=ceo.id
+        )
+        chart.update_unit(  # type: ignore[arg-type]
+            system,
+            unit.id,
+            code=f"T{t}",
+            name=f"Team {t}",
+            parent_id=ceo_unit.id,
+            head_position_id=head_seat.id,
+        )
+        head = person(f"head{t}@{slug}.test", f"Head {t}")
+        chart.assign_position(system, member_id=head.member_id, position_id=head_seat.id)  # type: ignore[arg-type]
+        for n in range(PER_TEAM):
+            seat = chart.create_position(  # type: ignore[arg-type]
+                system,
+                code=f"T{t}-S{n}",
+                title="Staff",
+                unit_id=unit.id,
+                reports_to_id=head_seat.id,
+            )
+            staff = person(f"s{t}-{n}@{slug}.test", f"Staff {t}.{n}")
+            chart.assign_position(system, member_id=staff.member_id, position_id=seat.id)  # type: ignore[arg-type]
+            requesters.append(staff)
+            superiors[staff.member_id] = head
+    return _World(slug, org.id, requesters, superiors)
+
+
+def _submitted(world: _World, count: int) -> list[tuple[Any, str]]:
+    from portal.documents import services as documents
+
+    out = []
+    for i in range(count):
+        requester = world.requesters[i % len(world.requesters)]
+        doc = documents.create_document(
+            requester,
+            kind="expense_claim",
+            title=f"Claim {i}",
+            amount=Decimal("120.00"),
+            fields=FIELDS,
+        )
+        documents.transition_document(requester, doc.reference, "submit", seen_state="draft")
+        out.append((requester, doc.reference))
+    return out
+
+
+def _engine_rate(world: _World, claims: list[tuple[Any, str]]) -> float:
+    from portal.documents import services as documents
+
+    start = time.perf_counter()
+    for requester, reference in claims:
+        documents.transition_document(
+            world.superiors[requester.member_id], reference, "review", seen_state="pending_review"
+        )
+    return len(claims) / (time.perf_counter() - start)
+
+
+# --- the hand-written loop -----------------------------------------------------------------
+
+_CHART_READS = (
+    "SELECT id, code, title, unit_id, reports_to_id, active FROM position WHERE org_id = {o}",
+    "SELECT id, code, name, parent_id, head_position_id FROM org_unit WHERE org_id = {o}",
+    "SELECT id, active, roles FROM membership WHERE org_id = {o}",
+    "SELECT member_id, position_id, kind FROM position_holding WHERE org_id = {o}"
+    " AND valid_from <= {today} AND (valid_to IS NULL OR valid_to >= {today})",
+)
+
+
+_READ_DOCUMENT = (
+    "SELECT id, state, row_version, amount, flow_version_id FROM document"
+    " WHERE org_id = ? AND reference = ?"
+)
+_LOCK_DOCUMENT = _READ_DOCUMENT + " FOR UPDATE"
+
+
+def _raw_rate(world: _World, claims: list[tuple[Any, str]], url: str) -> float:
+    """The transition's statements, written by hand: psycopg on PostgreSQL, sqlite3 on
+    SQLite, one transaction per document, values computed in plain Python."""
+    postgres = url.startswith("postgresql")
+    if postgres:
+        import psycopg
+
+        conn: Any = psycopg.connect(
+            make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+        )
+        mark = "%s"
+    else:
+        conn = sqlite3.connect(make_url(url).database, isolation_level=None)
+        mark = "?"
+    org = world.org_id
+
+    def q(sql: str) -> str:
+        return sql.replace("?", mark)
+
+    today = "'" + datetime.now(UTC).date().isoformat() + "'"
+    reads = [r.format(o=org, today=today) for r in _CHART_READS]
+    start = time.perf_counter()
+    for requester, reference in claims:
+        cur = conn.cursor()
+        cur.execute("BEGIN" if postgres else "BEGIN IMMEDIATE")
+        if postgres:
+            cur.execute("SELECT set_config('app.current_org', %s, true)", (str(org),))
+        cur.execute(q(_LOCK_DOCUMENT if postgres else _READ_DOCUMENT), (org, reference))
+        doc_id, state, row_version, amount, version_id = cur.fetchone()
+        for read in reads:
+            cur.execute(read)
+            cur.fetchall()
+        approver = world.superiors[requester.member_id].member_id
+        cur.execute(
+            q(
+                "SELECT id, transitions FROM task WHERE org_id = ? AND document_id = ?"
+                " AND state = ? AND assignee_id = ? AND status = 'open'"
+            ),
+            (org, doc_id, state, approver),
+        )
+        cur.fetchall()
+        now = datetime.now(UTC)
+        cur.execute(
+            q(
+                "UPDATE document SET state = 'reviewed', state_entered_at = ?, row_version = ?,"
+                " updated_at = ? WHERE org_id = ? AND id = ? AND state = ? AND row_version = ?"
+            ),
+            (now, row_version + 1, now, org, doc_id, state, row_version),
+        )
+        cur.execute(
+            q(
+                "UPDATE task SET status = CASE WHEN assignee_id = ? THEN 'completed' ELSE 'cancelled' END,"
+                " completed_at = ?, completed_by = ? WHERE org_id = ? AND document_id = ? AND state = ?"
+                " AND status = 'open'"
+            ),
+            (approver, now, approver, org, doc_id, state),
+        )
+        cur.execute(
+            q(
+                "SELECT seq, hash FROM decision WHERE org_id = ? AND document_id = ?"
+                " ORDER BY seq DESC LIMIT 1"
+            ),
+            (org, doc_id),
+        )
+        seq, prev = cur.fetchone()
+        record = json.dumps({"document": doc_id, "seq": seq + 1, "to": "reviewed"}, sort_keys=True)
+        digest = hashlib.sha256(f"{prev}\n{record}".encode()).hexdigest()
+        cur.execute(
+            q(
+                "INSERT INTO decision (org_id, document_id, seq, flow_version_id, from_state, to_state,"
+                " transition, gate, actor_id, authority_member_id, via, amount, currency, winning_floor,"
+                " eligible, resolution, comment, decided_at, prev_hash, hash) VALUES"
+                " (?, ?, ?, ?, ?, 'reviewed', 'review', 'target', ?, ?, 'grant', ?, 'MYR', 0, ?, ?, '',"
+                " ?, ?, ?)"
+            ),
+            (
+                org,
+                doc_id,
+                seq + 1,
+                version_id,
+                state,
+                approver,
+                approver,
+                amount,
+                json.dumps([approver]),
+                json.dumps([]),
+                now,
+                prev,
+                digest,
+            ),
+        )
+        cur.execute(
+            q(
+                "INSERT INTO task (org_id, document_id, state, assignee_id, via, transitions,"
+                " band_floor, status, created_at) VALUES (?, ?, 'reviewed', ?, 'grant', ?, 0, 'open', ?)"
+            ),
+            (org, doc_id, approver, json.dumps(["approve", "reject"]), now),
+        )
+        for topic in ("notify.task_assigned", "notify.document_moved"):
+            cur.execute(
+                q(
+                    "INSERT INTO outbox (org_id, topic, payload, created_at, next_attempt_at, attempts)"
+                    " VALUES (?, ?, ?, ?, ?, 0)"
+                ),
+                (org, topic, json.dumps({"document_id": doc_id}), now, now),
+            )
+        cur.execute("COMMIT")
+    elapsed = time.perf_counter() - start
+    conn.close()
+    return len(claims) / elapsed
+
+
+def _remove(world: _World) -> None:
+    with platform_work() as uow:
+        uow.session.execute(text("DELETE FROM organization WHERE id = :id"), {"id": world.org_id})
+        uow.session.execute(
+            text("DELETE FROM app_user WHERE email LIKE :p"), {"p": f"%@{world.slug}.test"}
+        )
+
+
+def bench_transitions(count: int, url: str, progress: Callable[[str], None] = print) -> Figures:
+    """Build the world, time both loops on ``count`` claims each, remove the world."""
+    progress(f"building a benchmark organization and {2 * count} submitted claims …")
+    world = _build_world()
+    try:
+        claims = _submitted(world, 2 * count)
+        engine_claims, raw_claims = claims[:count], claims[count:]
+        progress("timing the engine …")
+        engine = _engine_rate(world, engine_claims)
+        progress("timing the hand-written loop …")
+        raw = _raw_rate(world, raw_claims, url)
+        return Figures(count, engine, raw)
+    finally:
+        _remove(world)
+        db.dispose(close=False)

@@ -1,0 +1,129 @@
+"""Races, on PostgreSQL with real commits: eight approvers press the same button at
+once, and eight requesters create documents at once."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from decimal import Decimal
+
+import pytest
+from sqlalchemy import create_engine, func, select, text
+
+from portal.accounts import services as accounts
+from portal.core.uow import unit_of_work
+from portal.documents import services as documents
+from portal.documents.models import Decision, Task, TaskStatus
+from portal.domain.actor import Role, SystemActor
+from portal.domain.errors import DomainError
+from portal.orgchart import services as chart
+
+pytestmark = pytest.mark.postgres_only
+THREADS = 8
+FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
+
+
+@pytest.fixture
+def race_org(backend, committed):  # type: ignore[no-untyped-def]
+    """An organization of its own, committed for real and removed afterwards: a head
+    seat held by THREADS approvers, and a requester reporting to it."""
+    if not backend.postgres:
+        pytest.skip("the races are PostgreSQL's")
+    slug = f"race-{uuid.uuid4().hex[:8]}"
+    emails = [f"{slug}-{n}@race.test" for n in range(THREADS + 1)]
+    org = accounts.create_organization(slug, "Race Ltd", base_currency="MYR")
+    try:
+        system = SystemActor(org_id=org.id, org_slug=slug)
+        for n, email in enumerate(emails):
+            accounts.create_user(email, f"Person {n}", "race-pass-123")
+            roles = [Role.ADMIN] if n == 1 else []
+            accounts.create_member(system, email=email, name=f"Person {n}", roles=roles)  # type: ignore[arg-type]
+        people = [
+            accounts.actor_for(slug, accounts.find_user(email).id, None)  # type: ignore[union-attr]
+            for email in emails
+        ]
+        unit = chart.create_unit(system, code="OPS", name="Operations")  # type: ignore[arg-type]
+        head = chart.create_position(system, code="HEAD", title="Head", unit_id=unit.id)  # type: ignore[arg-type]
+        staff = chart.create_position(  # type: ignore[arg-type]
+            system, code="STAFF", title="Staff", unit_id=unit.id, reports_to_id=head.id
+        )
+        chart.update_unit(  # type: ignore[arg-type]
+            system, unit.id, code="OPS", name="Operations", parent_id=None, head_position_id=head.id
+        )
+        chart.assign_position(system, member_id=people[0].member_id, position_id=staff.id)  # type: ignore[arg-type]
+        for approver in people[1:]:
+            chart.assign_position(system, member_id=approver.member_id, position_id=head.id)  # type: ignore[arg-type]
+        yield people
+    finally:
+        owner = create_engine(backend.owner_url)
+        with owner.begin() as conn:
+            conn.execute(text("DELETE FROM organization WHERE slug = :slug"), {"slug": slug})
+            conn.execute(text("DELETE FROM app_user WHERE email LIKE :p"), {"p": f"{slug}-%"})
+        owner.dispose()
+
+
+def _all_at_once(work, count: int) -> list[object]:  # type: ignore[no-untyped-def]
+    barrier = threading.Barrier(count)
+    results: list[object] = [None] * count
+
+    def run(i: int) -> None:
+        barrier.wait()
+        try:
+            results[i] = work(i)
+        except Exception as exc:  # collected and asserted on below
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return results
+
+
+def test_eight_approvers_pressing_at_once_make_exactly_one_decision(race_org):
+    requester, approvers = race_org[0], race_org[1:]
+    doc = documents.create_document(
+        requester, kind="expense_claim", title="Flight", amount=Decimal("900.00"), fields=FIELDS
+    )
+    doc = documents.transition_document(
+        requester, doc.reference, "submit", seen_state="draft"
+    ).document
+    assert documents.count_open_tasks(approvers[0], doc.reference) == THREADS
+
+    results = _all_at_once(
+        lambda i: documents.transition_document(
+            approvers[i], doc.reference, "review", seen_state="pending_review"
+        ),
+        THREADS,
+    )
+
+    moved = [r for r in results if isinstance(r, documents.Moved)]
+    refused = [r for r in results if isinstance(r, DomainError)]
+    assert len(moved) == 1, results
+    assert len(refused) == THREADS - 1, results
+    assert {r.code for r in refused} <= {"stale_state", "transition_not_allowed"}
+    with unit_of_work(requester.org_id) as uow:
+        s = uow.session
+        assert s.scalar(select(func.count(Decision.id))) == 2  # submit, review
+        still_open = s.scalars(select(Task.state).where(Task.status == TaskStatus.OPEN)).all()
+    # No task of the state it left is left open; the next step's tasks are.
+    assert "pending_review" not in still_open
+    assert documents.verify_history(approvers[0], doc.reference).ok
+
+
+def test_references_stay_unique_and_gap_free_when_created_at_once(race_org):
+    requester = race_org[0]
+    results = _all_at_once(
+        lambda i: documents.create_document(
+            requester,
+            kind="expense_claim",
+            title=f"Taxi {i}",
+            amount=Decimal("12.00"),
+            fields=FIELDS,
+        ),
+        THREADS,
+    )
+    assert not [r for r in results if isinstance(r, Exception)], results
+    numbers = sorted(int(r.reference.rsplit("-", 1)[1]) for r in results)  # type: ignore[union-attr]
+    assert numbers == list(range(1, THREADS + 1))

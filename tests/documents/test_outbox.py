@@ -1,0 +1,127 @@
+"""Side effects leave through the outbox: written in the transition's transaction,
+delivered after commit, retried when delivery fails, never sent for a rollback."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from sqlalchemy import func, select
+
+from portal.accounts import services as accounts
+from portal.core import outbox
+from portal.core.clock import clock
+from portal.core.outbox import OutboxEvent
+from portal.core.uow import unit_of_work
+from portal.demo import seed_demo
+from portal.documents import services as documents
+from portal.documents.models import Decision, Notification
+
+CLAIM_FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
+
+
+@pytest.fixture
+def people(app):  # type: ignore[no-untyped-def]
+    assert seed_demo() is True
+
+    def actor(name: str):  # type: ignore[no-untyped-def]
+        user = accounts.find_user(f"{name}@acme.example")
+        return accounts.actor_for("acme", user.id, None)
+
+    return actor
+
+
+def _claim(siti):  # type: ignore[no-untyped-def]
+    return documents.create_document(
+        siti, kind="expense_claim", title="Hotel", amount=Decimal("320.00"), fields=CLAIM_FIELDS
+    )
+
+
+def _count(org_id: int, model, *where) -> int:  # type: ignore[no-untyped-def]
+    with unit_of_work(org_id) as uow:
+        return uow.session.scalar(select(func.count()).select_from(model).where(*where)) or 0
+
+
+def test_a_committed_transition_is_delivered_as_notifications_once(people):
+    siti, nurul = people("siti"), people("nurul")
+    doc = _claim(siti)
+    documents.transition_document(siti, doc.reference, "submit", seen_state="draft")
+    assert _count(siti.org_id, OutboxEvent, OutboxEvent.topic == "notify.task_assigned") == 1
+
+    assert outbox.dispatch_outbox(siti.org_id) == 1
+    assert _count(siti.org_id, Notification, Notification.member_id == nurul.member_id) == 1
+    assert _count(siti.org_id, OutboxEvent, OutboxEvent.dispatched_at.is_(None)) == 0
+    # Nothing left to deliver, and delivering the same event again adds nothing.
+    assert outbox.dispatch_outbox(siti.org_id) == 0
+    with unit_of_work(siti.org_id) as uow:
+        event = uow.session.scalars(select(OutboxEvent)).one()
+        outbox.handler_for(event.topic)(uow.session, event)  # type: ignore[misc]
+    assert _count(siti.org_id, Notification) == 1
+
+
+def test_a_failed_delivery_is_recorded_and_retried_until_it_succeeds(people, monkeypatch):
+    siti = people("siti")
+    doc = _claim(siti)
+    documents.transition_document(siti, doc.reference, "submit", seen_state="draft")
+    real = outbox.handler_for("notify.task_assigned")
+    calls = []
+
+    def flaky(session, event):  # type: ignore[no-untyped-def]
+        calls.append(event.id)
+        if len(calls) == 1:
+            raise ConnectionError("mail relay down")
+        real(session, event)  # type: ignore[misc]
+
+    monkeypatch.setitem(outbox._handlers, "notify.", flaky)
+    clock.freeze(clock.now())
+    assert outbox.dispatch_outbox(siti.org_id) == 0
+    with unit_of_work(siti.org_id) as uow:
+        event = uow.session.scalars(select(OutboxEvent)).one()
+        assert (event.attempts, event.dispatched_at) == (1, None)
+        assert event.last_error == "ConnectionError: mail relay down"
+        due = event.next_attempt_at
+    assert due - clock.now() == outbox.FIRST_RETRY
+    assert outbox.dispatch_outbox(siti.org_id) == 0  # not due yet
+
+    clock.freeze(due + timedelta(seconds=1))
+    assert outbox.dispatch_outbox(siti.org_id) == 1
+    assert _count(siti.org_id, Notification) == 1
+    assert _count(siti.org_id, OutboxEvent, OutboxEvent.dispatched_at.is_(None)) == 0
+
+
+def test_a_transition_that_fails_after_writing_its_events_leaves_no_trace(people, monkeypatch):
+    siti = people("siti")
+    doc = _claim(siti)
+    write = documents._write_outbox
+
+    def write_then_fail(*args, **kwargs):  # type: ignore[no-untyped-def]
+        write(*args, **kwargs)
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(documents, "_write_outbox", write_then_fail)
+    with pytest.raises(RuntimeError):
+        documents.transition_document(siti, doc.reference, "submit", seen_state="draft")
+
+    assert _count(siti.org_id, OutboxEvent) == 0
+    assert _count(siti.org_id, Decision) == 0
+    assert documents.get_document(siti, doc.reference).state == "draft"
+    assert outbox.dispatch_outbox(siti.org_id) == 0
+    assert _count(siti.org_id, Notification) == 0
+
+
+def test_posting_events_wait_in_the_outbox_for_the_ledger(people):
+    siti, nurul, grace = people("siti"), people("nurul"), people("grace")
+    doc = _claim(siti)
+    for actor, key in ((siti, "submit"), (nurul, "review"), (nurul, "approve")):
+        doc = documents.transition_document(
+            actor, doc.reference, key, seen_state=doc.state
+        ).document
+    documents.transition_document(grace, doc.reference, "verify_category", seen_state=doc.state)
+    outbox.dispatch_outbox(siti.org_id)
+    with unit_of_work(siti.org_id) as uow:
+        posting = uow.session.scalars(
+            select(OutboxEvent).where(OutboxEvent.topic == "posting.accrual")
+        ).one()
+    assert (posting.payload["amount"], posting.payload["currency"]) == ("320.0000", "MYR")
+    assert (posting.dispatched_at, posting.attempts) == (None, 0)
