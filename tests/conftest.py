@@ -22,6 +22,7 @@ from portal.core.clock import clock
 from portal.core.db import db
 from portal.core.queue import redis_holder
 from portal.flows.services import version_cache
+from portal.orgchart.routing import chart_cache
 
 TEST_DB_NAME = "countersign_test"
 OWNER_ROLE = "countersign_test_owner"
@@ -190,6 +191,7 @@ def _isolated(request: pytest.FixtureRequest) -> Iterator[None]:
     # Rolled-back rows can come back under the same ids (SQLite reuses them): forget
     # every version the previous test loaded.
     version_cache.clear()
+    chart_cache.clear()
     try:
         yield
     finally:
@@ -204,6 +206,7 @@ def committed(app):  # type: ignore[no-untyped-def]
     """Marks a test that commits for real (several connections, threads, pools)."""
     redis_holder.get().flushdb()
     version_cache.clear()
+    chart_cache.clear()
     yield
     clock.unfreeze()
 

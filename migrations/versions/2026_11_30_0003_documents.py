@@ -13,7 +13,9 @@ from alembic import op
 
 from portal.core.rls import (
     append_only_sql,
+    chart_version_sql,
     drop_append_only_sql,
+    drop_chart_version_sql,
     drop_tenant_policy_sql,
     tenant_policy_sql,
 )
@@ -56,6 +58,14 @@ def _key(table: str) -> sa.UniqueConstraint:
 
 def upgrade() -> None:
     dialect = op.get_bind().dialect.name
+    # The engine caches the chart snapshot by this; triggers move it on every change.
+    # A plain ADD COLUMN (no table rebuild: triggers elsewhere name this table).
+    op.add_column(
+        "organization",
+        sa.Column("chart_version", ID, server_default=sa.text("0"), nullable=False),
+    )
+    for statement in chart_version_sql(dialect):
+        op.execute(statement)
     op.create_table(
         "reference_counter",
         sa.Column("id", ID, primary_key=True),
@@ -85,6 +95,8 @@ def upgrade() -> None:
         sa.Column("state_entered_at", TIMESTAMP, nullable=False),
         sa.Column("dispute_raiser_id", ID),
         sa.Column("row_version", ID, server_default=sa.text("1"), nullable=False),
+        sa.Column("chain_seq", ID, server_default=sa.text("0"), nullable=False),
+        sa.Column("chain_hash", sa.String(64), server_default="0" * 64, nullable=False),
         sa.Column("created_at", TIMESTAMP, nullable=False),
         sa.Column("updated_at", TIMESTAMP, nullable=False),
         _key("document"),
@@ -226,3 +238,6 @@ def downgrade() -> None:
     op.drop_index("ix_document_requester", table_name="document")
     op.drop_table("document")
     op.drop_table("reference_counter")
+    for statement in drop_chart_version_sql(dialect):
+        op.execute(statement)
+    op.drop_column("organization", "chart_version")

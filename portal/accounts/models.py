@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, UniqueConstraint, text
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.core.db import Base, TenantScoped
@@ -24,6 +32,10 @@ class Organization(Base):
     base_currency: Mapped[str] = mapped_column(String(3))
     default_locale: Mapped[str] = mapped_column(String(8))
     created_at: Mapped[datetime]
+    # Changes (to a value never used before) whenever a unit, position, holding or
+    # membership of the organization changes: database triggers set it, so the chart
+    # snapshot the transition engine resolves against can be cached by it safely.
+    chart_version: Mapped[int] = mapped_column(server_default=text("0"))
 
     def __repr__(self) -> str:
         return f"<Organization {self.id} {self.slug!r}>"

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from portal.core.clock import clock
 from portal.core.db import Base, TenantNotSet, TenantScoped
-from portal.core.queue import enqueue
+from portal.core.queue import enqueue, redis_holder
 from portal.core.uow import platform_work, unit_of_work
 
 
@@ -49,15 +49,17 @@ class OutboxEvent(TenantScoped, Base):
         return f"<OutboxEvent {self.id} {self.topic!r}>"
 
 
-def add_event(session: Session, topic: str, payload: dict[str, Any]) -> None:
-    """Write one side effect into the caller's transaction (a plain INSERT: transitions
-    write several per decision)."""
+def add_events(session: Session, events: list[tuple[str, dict[str, Any]]]) -> None:
+    """Write side effects (topic, payload) into the caller's transaction, in one
+    statement: a transition writes several per decision."""
+    if not events:
+        return
     org_id = session.info.get("org_id")
     if org_id is None:
         raise TenantNotSet()
     now = clock.now()
-    session.execute(
-        insert(OutboxEvent),
+    session.connection().execute(
+        insert(OutboxEvent.__table__),
         [
             {
                 "org_id": org_id,
@@ -67,6 +69,7 @@ def add_event(session: Session, topic: str, payload: dict[str, Any]) -> None:
                 "next_attempt_at": now,
                 "attempts": 0,
             }
+            for topic, payload in events
         ],
     )
 
@@ -101,11 +104,21 @@ def backoff(attempts: int) -> timedelta:
     return min(FIRST_RETRY * (2 ** max(attempts - 1, 0)), LONGEST_WAIT)
 
 
+def _doorbell(org_id: int) -> str:
+    return f"portal:outbox-doorbell:{org_id}"
+
+
 def dispatch_outbox(org_id: int, *, limit: int = 200) -> int:
     """Deliver the organization's due events, each in its own transaction; return how
     many were delivered. Events no handler claims yet (the ledger's posting events)
     stay in the outbox for the consumer that will take them. Safe to run concurrently:
     each event is claimed with ``FOR UPDATE SKIP LOCKED``."""
+    # Unset the doorbell before scanning: an event committed from here on is either
+    # seen by the scan below or rings for a new job (see ``nudge``).
+    try:
+        redis_holder.get().delete(_doorbell(org_id))
+    except Exception as exc:  # Redis down: the scan still runs
+        log.warning("could not reset the outbox doorbell for org %s: %s", org_id, exc)
     if not _handlers:
         return 0
     delivered = 0
@@ -154,8 +167,13 @@ def relay_outbox() -> int:
 
 def nudge(org_id: int) -> None:
     """Ring the doorbell after a commit: a worker dispatches the organization's events.
-    If Redis is down the relay picks them up later."""
+
+    One queued dispatch serves many commits: the doorbell flag is set when a job is
+    enqueued and unset when that job starts scanning, so a commit that finds the flag
+    set knows a scan is still to come. (The flag expires on its own, and the periodic
+    relay covers a lost job.) If Redis is down the relay picks the events up later."""
     try:
-        enqueue(dispatch_outbox, org_id)
+        if redis_holder.get().set(_doorbell(org_id), "1", nx=True, ex=300):
+            enqueue(dispatch_outbox, org_id)
     except Exception as exc:  # the outbox row is safe; only the doorbell failed
         log.warning("could not enqueue the outbox dispatch for org %s: %s", org_id, exc)

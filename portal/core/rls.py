@@ -110,3 +110,59 @@ def drop_append_only_sql(table: str, dialect: str) -> list[str]:
             f"DROP TRIGGER IF EXISTS {t}_no_truncate ON {t}",
         ]
     return [f"DROP TRIGGER IF EXISTS {t}_no_update", f"DROP TRIGGER IF EXISTS {t}_no_delete"]
+
+
+# The chart version (``organization.chart_version``) changes with every row of these.
+CHART_TABLES = ("org_unit", "position", "position_holding", "membership")
+
+_BUMP_CHART_FUNCTION = """
+CREATE OR REPLACE FUNCTION bump_chart_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE organization SET chart_version = nextval('chart_version_seq')
+    WHERE id = CASE WHEN TG_OP = 'DELETE' THEN OLD.org_id ELSE NEW.org_id END;
+    RETURN NULL;
+END
+$$
+"""
+
+
+def chart_version_sql(dialect: str) -> list[str]:
+    """Triggers giving the organization a new chart version whenever its chart or its
+    memberships change. A sequence (PostgreSQL) or a random 63-bit number (SQLite): a
+    value from a rolled-back transaction is never handed out again."""
+    if dialect == "postgresql":
+        statements = ["CREATE SEQUENCE chart_version_seq", _BUMP_CHART_FUNCTION]
+        for table in CHART_TABLES:
+            t = _ident(table)
+            statements.append(
+                f"CREATE TRIGGER {t}_bumps_chart AFTER INSERT OR UPDATE OR DELETE ON {t} "
+                "FOR EACH ROW EXECUTE FUNCTION bump_chart_version()"
+            )
+        return statements
+    statements = []
+    for table in CHART_TABLES:
+        t = _ident(table)
+        for op, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
+            statements.append(
+                f"CREATE TRIGGER {t}_bumps_chart_{op.lower()} AFTER {op} ON {t} BEGIN "  # noqa: S608 - t is checked by _ident
+                "UPDATE organization SET chart_version = abs(random()) "
+                f"WHERE id = {row}.org_id; END"
+            )
+    return statements
+
+
+def drop_chart_version_sql(dialect: str) -> list[str]:
+    if dialect == "postgresql":
+        return [
+            *(
+                f"DROP TRIGGER IF EXISTS {_ident(t)}_bumps_chart ON {_ident(t)}"
+                for t in CHART_TABLES
+            ),
+            "DROP FUNCTION IF EXISTS bump_chart_version()",
+            "DROP SEQUENCE IF EXISTS chart_version_seq",
+        ]
+    return [
+        f"DROP TRIGGER IF EXISTS {_ident(t)}_bumps_chart_{op}"
+        for t in CHART_TABLES
+        for op in ("insert", "update", "delete")
+    ]

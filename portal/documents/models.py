@@ -59,6 +59,11 @@ class Document(TenantScoped, Base):
     dispute_raiser_id: Mapped[int | None]
     # Bumped by every transition: the conditional UPDATE that moves a document names it.
     row_version: Mapped[int] = mapped_column(server_default=text("1"))
+    # The head of the document's decision chain, moved with the row under its lock:
+    # the next decision links to it without reading the history, and a deleted last
+    # decision shows as a head that no row matches.
+    chain_seq: Mapped[int] = mapped_column(server_default=text("0"))
+    chain_hash: Mapped[str] = mapped_column(String(64), server_default="0" * 64)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
 

@@ -15,17 +15,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
+from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import case, func, insert, select, update
+from sqlalchemy import bindparam, case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.attributes import set_committed_value
 
 from portal.accounts.models import Membership, Organization, User
 from portal.core import outbox
 from portal.core.clock import clock
-from portal.core.outbox import add_event
+from portal.core.outbox import add_events
 from portal.core.uow import unit_of_work
 from portal.documents.models import (
     Decision,
@@ -203,40 +203,125 @@ def _facts(doc: Document) -> engine.DocumentFacts:
     )
 
 
-def _may_see(session: Session, actor: Actor | SystemActor, doc: Document) -> bool:
-    """DESIGN §4 Visibility: the requester, whoever holds or held a task on it, admins
-    and auditors. Everyone else is told it does not exist."""
-    if actor.is_admin or actor.is_auditor or actor.member_id == doc.requester_id:
-        return True
-    return (
-        session.scalar(
-            select(Task.id)
-            .where(Task.document_id == doc.id, Task.assignee_id == actor.member_id)
-            .limit(1)
-        )
-        is not None
+# The transition's path runs on SQLAlchemy Core with explicit tenant predicates (and
+# row-level security behind them on PostgreSQL): the ORM's per-statement cost would
+# double the time of a decision. The statements are built once.
+_DOC = Document.__table__
+_TASK = Task.__table__
+_DECISION = Decision.__table__
+_MEMBER = Membership.__table__
+_USER = User.__table__
+
+_ORG = Organization.__table__
+_SELECT_DOCUMENT = (
+    select(
+        _DOC,
+        _USER.c.name.label("requester_name"),
+        # Read with the document, so the chart snapshot costs no statement when cached.
+        _ORG.c.chart_version.label("chart_version"),
     )
+    .join_from(
+        _DOC, _MEMBER, (_MEMBER.c.org_id == _DOC.c.org_id) & (_MEMBER.c.id == _DOC.c.requester_id)
+    )
+    .join(_USER, _USER.c.id == _MEMBER.c.user_id)
+    .join(_ORG, _ORG.c.id == _DOC.c.org_id)
+    .where(_DOC.c.org_id == bindparam("org"), _DOC.c.reference == bindparam("reference"))
+)
+_LOCK_DOCUMENT = _SELECT_DOCUMENT.with_for_update(of=_DOC)
+_ADVANCE = (
+    update(_DOC)
+    .where(
+        _DOC.c.org_id == bindparam("b_org"),
+        _DOC.c.id == bindparam("b_id"),
+        _DOC.c.state == bindparam("b_from"),
+        _DOC.c.row_version == bindparam("b_row_version"),
+    )
+    .values(
+        state=bindparam("state"),
+        state_entered_at=bindparam("state_entered_at"),
+        row_version=bindparam("row_version"),
+        dispute_raiser_id=bindparam("dispute_raiser_id"),
+        updated_at=bindparam("updated_at"),
+        chain_seq=bindparam("chain_seq"),
+        chain_hash=bindparam("chain_hash"),
+    )
+)
+_CLOSE_TASKS = (
+    update(_TASK)
+    .where(
+        _TASK.c.org_id == bindparam("b_org"),
+        _TASK.c.document_id == bindparam("b_document"),
+        _TASK.c.state == bindparam("b_state"),
+        _TASK.c.status == TaskStatus.OPEN,
+    )
+    .values(
+        status=case(
+            (_TASK.c.assignee_id == bindparam("b_actor"), TaskStatus.COMPLETED),
+            else_=TaskStatus.CANCELLED,
+        ),
+        completed_at=bindparam("completed_at"),
+        completed_by=bindparam("completed_by"),
+    )
+)
+_ACTOR_TASKS = select(_TASK.c.state, _TASK.c.status, _TASK.c.via, _TASK.c.transitions).where(
+    _TASK.c.org_id == bindparam("org"),
+    _TASK.c.document_id == bindparam("document"),
+    _TASK.c.assignee_id == bindparam("member"),
+)
+
+
+@dataclass
+class _Loaded:
+    # The document's columns (a row, or a namespace of its values after a change).
+    doc: Any
+    requester_name: str
+    # The transitions the actor's own open tasks in the current state authorise, and how
+    # the task came to them (``engine.authorize``'s ``task_transitions``).
+    task_transitions: dict[str, str]
 
 
 def _load(
     session: Session, actor: Actor | SystemActor, reference: str, *, lock: bool = False
-) -> Document:
-    stmt = select(Document).where(Document.reference == reference[:32])
-    if lock:
-        stmt = stmt.with_for_update()
-    doc = session.scalars(stmt).first()
-    if doc is None or not _may_see(session, actor, doc):
+) -> _Loaded:
+    """The document, if the actor may see it (DESIGN §4 Visibility: the requester,
+    whoever holds or held a task on it, admins and auditors; to everyone else it does
+    not exist), with what the pipeline needs to know about the actor's tasks. Two
+    statements: this is on every transition's path."""
+    conn = session.connection()
+    row = conn.execute(
+        _LOCK_DOCUMENT if lock else _SELECT_DOCUMENT,
+        {"org": actor.org_id, "reference": reference[:32]},
+    ).first()
+    if row is None:
         raise NotFound("document")
-    return doc
+    held = False
+    task_transitions: dict[str, str] = {}
+    if actor.member_id is not None:
+        for state, status, via, keys in conn.execute(
+            _ACTOR_TASKS, {"org": actor.org_id, "document": row.id, "member": actor.member_id}
+        ):
+            held = True
+            if state == row.state and status == TaskStatus.OPEN:
+                for key in keys:
+                    task_transitions.setdefault(key, via)
+    visible = actor.is_admin or actor.is_auditor or actor.member_id == row.requester_id or held
+    if not visible:
+        raise NotFound("document")
+    return _Loaded(row, row.requester_name, task_transitions)
 
 
-def _view(session: Session, org_id: int, doc: Document) -> DocumentView:
-    graph = flows.version_in(session, org_id, doc.kind, doc.version).graph
-    name = session.scalar(
-        select(User.name)
-        .join(Membership, Membership.user_id == User.id)
-        .where(Membership.id == doc.requester_id)
+def _changed(loaded: _Loaded, values: Mapping[str, Any]) -> _Loaded:
+    doc = (
+        SimpleNamespace(**{**loaded.doc._asdict(), **values})
+        if hasattr(loaded.doc, "_asdict")
+        else SimpleNamespace(**{**vars(loaded.doc), **values})
     )
+    return _Loaded(doc, loaded.requester_name, loaded.task_transitions)
+
+
+def _view(session: Session, org_id: int, loaded: _Loaded) -> DocumentView:
+    doc = loaded.doc
+    graph = flows.version_in(session, org_id, doc.kind, doc.version).graph
     return DocumentView(
         id=doc.id,
         reference=doc.reference,
@@ -247,7 +332,7 @@ def _view(session: Session, org_id: int, doc: Document) -> DocumentView:
         currency=doc.currency,
         fields=dict(doc.fields),
         requester_id=doc.requester_id,
-        requester_name=name or "",
+        requester_name=loaded.requester_name,
         version=doc.version,
         state=doc.state,
         state_entered_at=doc.state_entered_at,
@@ -336,7 +421,12 @@ def create_document(
         )
         s.add(doc)
         s.flush()
-        return _view(s, actor.org_id, doc)
+        name = s.scalar(
+            select(User.name)
+            .join(Membership, Membership.user_id == User.id)
+            .where(Membership.id == actor.member_id)
+        )
+        return _view(s, actor.org_id, _Loaded(doc, name or "", {}))
 
 
 def update_document(
@@ -352,24 +442,25 @@ def update_document(
     the amount is frozen once the document has left it."""
     with _scoped(actor) as uow:
         s = uow.session
-        doc = _load(s, actor, reference, lock=True)
+        loaded = _load(s, actor, reference, lock=True)
+        doc = loaded.doc
         if actor.member_id != doc.requester_id:
             raise engine.TransitionRefused("not_requester")
         graph = flows.version_in(s, actor.org_id, doc.kind, doc.version).graph
         state = graph.state(doc.state)
         if state is None or state.role != StateRole.DRAFT:
             raise DomainError("document_frozen", state=doc.state)
+        values: dict[str, Any] = {"updated_at": clock.now()}
         if title is not None:
-            doc.title = _check_title(title)
+            values["title"] = _check_title(title)
         if description is not None:
-            doc.description = description.strip()
+            values["description"] = description.strip()
         if amount is not None:
-            doc.amount = check_amount(amount)
+            values["amount"] = check_amount(amount)
         if fields is not None:
-            doc.fields = check_fields(graph, fields)
-        doc.updated_at = clock.now()
-        s.flush()
-        return _view(s, actor.org_id, doc)
+            values["fields"] = check_fields(graph, fields)
+        s.execute(update(Document).where(Document.id == doc.id).values(**values))
+        return _view(s, actor.org_id, _changed(loaded, values))
 
 
 # --- moving --------------------------------------------------------------------------------
@@ -383,23 +474,6 @@ def _principal(actor: Actor | SystemActor, chart: ChartSnapshot) -> engine.Princ
             unit_row = chart.units.get(chart.seats[seat_id].unit_id)
             unit = unit_row.code if unit_row else None
     return engine.Principal(actor.member_id, frozenset(actor.roles), unit)
-
-
-def _task_transitions(session: Session, doc: Document, member_id: int | None) -> dict[str, str]:
-    if member_id is None:
-        return {}
-    found: dict[str, str] = {}
-    for task in session.scalars(
-        select(Task).where(
-            Task.document_id == doc.id,
-            Task.state == doc.state,
-            Task.assignee_id == member_id,
-            Task.status == TaskStatus.OPEN,
-        )
-    ):
-        for key in task.transitions:
-            found.setdefault(key, task.via)
-    return found
 
 
 @dataclass(frozen=True)
@@ -423,12 +497,13 @@ def transition_document(
     comment = comment.strip()
     with _scoped(actor) as uow:
         s = uow.session
-        doc = _load(s, actor, reference, lock=True)
+        loaded = _load(s, actor, reference, lock=True)
+        doc = loaded.doc
         graph = flows.version_in(s, actor.org_id, doc.kind, doc.version).graph
         facts = _facts(doc)
         chosen = engine.find_transition(graph, facts, transition, seen_state, comment)
         now = clock.now()
-        chart = load_chart(s, now.date())
+        chart = load_chart(s, now.date(), version=doc.chart_version)
         principal = _principal(actor, chart)
         engine.check_guard(chosen, facts, principal, locale=actor.locale)
         authority = engine.authorize(
@@ -437,7 +512,7 @@ def transition_document(
             facts,
             principal,
             chart,
-            task_transitions=_task_transitions(s, doc, actor.member_id),
+            task_transitions=loaded.task_transitions,
         )
         source = graph.state(chosen.from_state)
         target = graph.state(chosen.to_state)
@@ -446,42 +521,41 @@ def transition_document(
             engine.check_route(graph, facts, chart)
         plans = engine.plan_tasks(graph, chosen.to_state, facts, chart, now)
 
-        # Advance, conditional on the state and row version read under the lock.
+        decision = _decision(doc, chosen, actor, authority, comment, request_id, now)
+        # Advance, conditional on the state and row version read under the lock, moving
+        # the head of the decision chain with it.
         dispute_raiser = actor.member_id if target.role == StateRole.DISPUTE else None
-        moved = s.execute(
-            update(Document)
-            .where(
-                Document.id == doc.id,
-                Document.state == doc.state,
-                Document.row_version == doc.row_version,
-            )
-            .values(
-                state=chosen.to_state,
-                state_entered_at=now,
-                row_version=doc.row_version + 1,
-                dispute_raiser_id=dispute_raiser,
-                updated_at=now,
-            )
-            .execution_options(synchronize_session=False)
+        advanced = {
+            "state": chosen.to_state,
+            "state_entered_at": now,
+            "row_version": doc.row_version + 1,
+            "dispute_raiser_id": dispute_raiser,
+            "updated_at": now,
+            "chain_seq": decision["seq"],
+            "chain_hash": decision["hash"],
+        }
+        conn = s.connection()
+        moved = conn.execute(
+            _ADVANCE,
+            {
+                "b_org": actor.org_id,
+                "b_id": doc.id,
+                "b_from": doc.state,
+                "b_row_version": doc.row_version,
+                **advanced,
+            },
         )
         if moved.rowcount != 1:
-            raise engine.TransitionRefused("stale_state", seen=seen_state, current="?")
+            current = conn.scalar(select(_DOC.c.state).where(_DOC.c.id == doc.id))
+            raise engine.TransitionRefused("stale_state", seen=seen_state, current=current)
 
         _close_tasks(s, doc, actor.member_id, now)
-        seq = _append_decision(s, doc, graph, chosen, actor, authority, comment, request_id, now)
+        conn.execute(insert(_DECISION), decision)
         opened = _open_tasks(s, doc, plans, now)
+        seq = decision["seq"]
         _write_outbox(s, doc, graph, chosen, actor, plans, seq)
         uow.after_commit(lambda: outbox.nudge(actor.org_id))
-        # The row was advanced by a Core UPDATE: tell the loaded object, without a reload.
-        for name, value in (
-            ("state", chosen.to_state),
-            ("state_entered_at", now),
-            ("row_version", doc.row_version + 1),
-            ("dispute_raiser_id", dispute_raiser),
-            ("updated_at", now),
-        ):
-            set_committed_value(doc, name, value)
-        return Moved(_view(s, actor.org_id, doc), seq, opened)
+        return Moved(_view(s, actor.org_id, _changed(loaded, advanced)), seq, opened)
 
 
 def _close_tasks(session: Session, doc: Document, actor_id: int | None, now: datetime) -> None:
@@ -501,53 +575,42 @@ def _close_tasks(session: Session, doc: Document, actor_id: int | None, now: dat
     )
 
 
-def _append_decision(
-    session: Session,
+def _decision(
     doc: Document,
-    graph: Graph,
     chosen: Any,
     actor: Actor | SystemActor,
     authority: engine.Authority,
     comment: str,
     request_id: str | None,
     now: datetime,
-) -> int:
-    """The next link of the document's hash chain, written while its row is locked."""
-    last = session.execute(
-        select(Decision.seq, Decision.hash)
-        .where(Decision.document_id == doc.id)
-        .order_by(Decision.seq.desc())
-        .limit(1)
-    ).first()
-    seq = (last.seq if last else 0) + 1
-    prev_hash = last.hash if last else engine.GENESIS_HASH
-    row = Decision(
-        document_id=doc.id,
-        seq=seq,
-        flow_version_id=doc.flow_version_id,
-        from_state=chosen.from_state,
-        to_state=chosen.to_state,
-        transition=chosen.key,
-        gate=chosen.gate,
-        actor_id=actor.member_id,
-        authority_member_id=authority.authority_member,
-        via=authority.via,
-        delegation_id=None,
-        amount=doc.amount,
-        currency=doc.currency,
-        winning_floor=authority.winning_floor,
-        eligible=list(authority.eligible),
-        resolution=[r.to_json() for r in authority.resolution],
-        comment=comment,
-        request_id=request_id,
-        decided_at=now,
-        prev_hash=prev_hash,
-        hash="",
-    )
-    row.hash = engine.decision_hash(prev_hash, _chained(row))
-    session.add(row)
-    session.flush()
-    return seq
+) -> dict[str, Any]:
+    """The next link of the document's hash chain, from the chain head on the document
+    row (read under its lock)."""
+    row: dict[str, Any] = {
+        "org_id": doc.org_id,
+        "document_id": doc.id,
+        "seq": doc.chain_seq + 1,
+        "flow_version_id": doc.flow_version_id,
+        "from_state": chosen.from_state,
+        "to_state": chosen.to_state,
+        "transition": chosen.key,
+        "gate": chosen.gate,
+        "actor_id": actor.member_id,
+        "authority_member_id": authority.authority_member,
+        "via": authority.via,
+        "delegation_id": None,
+        "amount": doc.amount,
+        "currency": doc.currency,
+        "winning_floor": authority.winning_floor,
+        "eligible": list(authority.eligible),
+        "resolution": [r.to_json() for r in authority.resolution],
+        "comment": comment,
+        "request_id": request_id,
+        "decided_at": now,
+        "prev_hash": doc.chain_hash,
+    }
+    row["hash"] = engine.decision_hash(doc.chain_hash, _chained(SimpleNamespace(**row)))
+    return row
 
 
 def _money_text(amount: Decimal) -> str:
@@ -555,7 +618,7 @@ def _money_text(amount: Decimal) -> str:
     return format(Decimal(amount).quantize(Decimal("0.0001")), "f")
 
 
-def _chained(row: Decision) -> dict[str, Any]:
+def _chained(row: Any) -> dict[str, Any]:
     """Everything a decision records, as hashed (the hash itself excepted)."""
     return {
         "document_id": row.document_id,
@@ -603,7 +666,7 @@ def _open_tasks(
         for member_id in plan.assignees
     ]
     if rows:
-        session.execute(insert(Task), rows)
+        session.connection().execute(insert(_TASK), rows)
     return len(rows)
 
 
@@ -618,37 +681,39 @@ def _write_outbox(
 ) -> None:
     """The side effects of this decision, in its own transaction."""
     base = {"document_id": doc.id, "reference": doc.reference, "decision": seq}
+    events: list[tuple[str, dict[str, Any]]] = []
     assignees = sorted({m for plan in plans for m in plan.assignees})
     if assignees:
-        add_event(
-            session,
-            "notify.task_assigned",
-            {**base, "members": assignees, "state": chosen.to_state},
+        events.append(
+            ("notify.task_assigned", {**base, "members": assignees, "state": chosen.to_state})
         )
     if actor.member_id != doc.requester_id:
-        add_event(
-            session,
-            "notify.document_moved",
-            {
-                **base,
-                "members": [doc.requester_id],
-                "transition": chosen.key,
-                "state": chosen.to_state,
-            },
+        events.append(
+            (
+                "notify.document_moved",
+                {
+                    **base,
+                    "members": [doc.requester_id],
+                    "transition": chosen.key,
+                    "state": chosen.to_state,
+                },
+            )
         )
     posting = engine.posting_of(graph, chosen)
     if posting is not None:
-        add_event(
-            session,
-            f"posting.{posting}",
-            {
-                **base,
-                "kind": doc.kind,
-                "amount": _money_text(doc.amount),
-                "currency": doc.currency,
-                "state": chosen.to_state,
-            },
+        events.append(
+            (
+                f"posting.{posting}",
+                {
+                    **base,
+                    "kind": doc.kind,
+                    "amount": _money_text(doc.amount),
+                    "currency": doc.currency,
+                    "state": chosen.to_state,
+                },
+            )
         )
+    add_events(session, events)
 
 
 # --- what an actor may do ------------------------------------------------------------------
@@ -669,12 +734,13 @@ def available_transitions(actor: Actor | SystemActor, reference: str) -> list[Av
     is not (authority and guard), in display order."""
     with _scoped(actor) as uow:
         s = uow.session
-        doc = _load(s, actor, reference)
+        loaded = _load(s, actor, reference)
+        doc = loaded.doc
         graph = flows.version_in(s, actor.org_id, doc.kind, doc.version).graph
         facts = _facts(doc)
         chart = load_chart(s, clock.today())
         principal = _principal(actor, chart)
-        tasks = _task_transitions(s, doc, actor.member_id)
+        tasks = loaded.task_transitions
         out = []
         for t in graph.transitions_from(doc.state):
             refusal: DomainError | None = None
@@ -710,7 +776,7 @@ class HistoryEntry:
 def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
     with _scoped(actor) as uow:
         s = uow.session
-        doc = _load(s, actor, reference)
+        doc = _load(s, actor, reference).doc
         rows = list(
             s.scalars(select(Decision).where(Decision.document_id == doc.id).order_by(Decision.seq))
         )
@@ -753,10 +819,11 @@ class ChainCheck:
 
 
 def verify_history(actor: Actor | SystemActor, reference: str) -> ChainCheck:
-    """Recompute the document's hash chain from the stored records."""
+    """Recompute the document's hash chain from the stored records, and check it ends
+    where the document says it does."""
     with _scoped(actor) as uow:
         s = uow.session
-        doc = _load(s, actor, reference)
+        doc = _load(s, actor, reference).doc
         rows = list(
             s.scalars(select(Decision).where(Decision.document_id == doc.id).order_by(Decision.seq))
         )
@@ -767,13 +834,16 @@ def verify_history(actor: Actor | SystemActor, reference: str) -> ChainCheck:
         if engine.decision_hash(prev, _chained(row)) != row.hash:
             return ChainCheck(False, len(rows), row.seq)
         prev = row.hash
+    # The document row carries the chain's head: a missing last decision shows here.
+    if (doc.chain_seq, doc.chain_hash) != (len(rows), prev):
+        return ChainCheck(False, len(rows), min(doc.chain_seq, len(rows) + 1))
     return ChainCheck(True, len(rows))
 
 
 def count_open_tasks(actor: Actor | SystemActor, reference: str) -> int:
     with _scoped(actor) as uow:
         s = uow.session
-        doc = _load(s, actor, reference)
+        doc = _load(s, actor, reference).doc
         return (
             s.scalar(
                 select(func.count(Task.id)).where(

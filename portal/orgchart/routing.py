@@ -7,16 +7,19 @@ them. One unit of work per public call.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.models import Membership, Organization, User
 from portal.core.clock import clock
+from portal.core.db import TenantNotSet
 from portal.core.uow import unit_of_work
 from portal.domain.actor import Actor, SystemActor, require_admin
 from portal.domain.errors import DomainError, NotFound
@@ -36,33 +39,95 @@ def _scoped(actor: Actor | SystemActor):  # type: ignore[no-untyped-def]
     return unit_of_work(actor.org_id, user_id=actor.user_id)
 
 
-def load_chart(session: Session, day: date) -> ChartSnapshot:
+_P = Position.__table__
+_OU = OrgUnit.__table__
+_M = Membership.__table__
+_H = PositionHolding.__table__
+_SEATS = select(
+    _P.c.id, _P.c.code, _P.c.title, _P.c.unit_id, _P.c.reports_to_id, _P.c.active
+).where(_P.c.org_id == bindparam("org"))
+_UNITS = select(_OU.c.id, _OU.c.code, _OU.c.name, _OU.c.parent_id, _OU.c.head_position_id).where(
+    _OU.c.org_id == bindparam("org")
+)
+_MEMBERSHIPS = select(_M.c.id, _M.c.active, _M.c.roles).where(_M.c.org_id == bindparam("org"))
+_HOLDINGS = (
+    select(_H.c.member_id, _H.c.position_id, _H.c.kind)
+    .where(
+        _H.c.org_id == bindparam("org"),
+        _H.c.valid_from <= bindparam("day"),
+        (_H.c.valid_to.is_(None)) | (_H.c.valid_to >= bindparam("day")),
+    )
+    .order_by(_H.c.id)
+)
+
+
+class _ChartCache:
+    """Snapshots by (org, chart version, day). The version changes with every chart or
+    membership row (database triggers) and is never reused, so an entry never goes
+    stale; the org is part of the key, so no tenant reads another's."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._entries: OrderedDict[tuple[int, int, date], ChartSnapshot] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[int, int, date]) -> ChartSnapshot | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[int, int, date], chart: ChartSnapshot) -> None:
+        with self._lock:
+            self._entries[key] = chart
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+chart_cache = _ChartCache()
+_CHART_VERSION = select(Organization.__table__.c.chart_version).where(
+    Organization.__table__.c.id == bindparam("org")
+)
+
+
+def load_chart(session: Session, day: date, *, version: int | None = None) -> ChartSnapshot:
     """The chart on ``day``: every seat and unit, the holdings that cover the day
-    (active members only: a holding can outlive its membership), and the roles."""
-    # Plain column reads: this runs inside every transition, and ORM entities for a
-    # whole chart would cost more than the rules themselves.
+    (active members only: a holding can outlive its membership), and the roles —
+    from the cache when the organization's chart version has not moved. Pass the
+    ``version`` when it was read already (the engine reads it with the document)."""
+    org_id = session.info.get("org_id")
+    if org_id is None:
+        raise TenantNotSet()
+    if version is None:
+        version = session.connection().execute(_CHART_VERSION, {"org": org_id}).scalar_one()
+    key = (org_id, version, day)
+    cached = chart_cache.get(key)
+    if cached is not None:
+        return cached
+    chart = _read_chart(session, org_id, day)
+    chart_cache.put(key, chart)
+    return chart
+
+
+def _read_chart(session: Session, org_id: int, day: date) -> ChartSnapshot:
+    # Core reads with an explicit tenant predicate (row-level security behind it on
+    # PostgreSQL): ORM entities for a whole chart would cost more than the rules.
+    conn = session.connection()
     seats = {
         r.id: Seat(r.id, r.code, r.title, r.unit_id, r.reports_to_id, r.active)
-        for r in session.execute(
-            select(
-                Position.id,
-                Position.code,
-                Position.title,
-                Position.unit_id,
-                Position.reports_to_id,
-                Position.active,
-            )
-        )
+        for r in conn.execute(_SEATS, {"org": org_id})
     }
     units = {
         r.id: Unit(r.id, r.code, r.name, r.parent_id, r.head_position_id)
-        for r in session.execute(
-            select(
-                OrgUnit.id, OrgUnit.code, OrgUnit.name, OrgUnit.parent_id, OrgUnit.head_position_id
-            )
-        )
+        for r in conn.execute(_UNITS, {"org": org_id})
     }
-    memberships = session.execute(select(Membership.id, Membership.active, Membership.roles)).all()
+    memberships = conn.execute(_MEMBERSHIPS, {"org": org_id}).all()
     active = frozenset(m.id for m in memberships if m.active)
     roles: dict[str, set[int]] = {}
     for m in memberships:
@@ -71,14 +136,7 @@ def load_chart(session: Session, day: date) -> ChartSnapshot:
                 roles.setdefault(role, set()).add(m.id)
     holders: dict[int, set[int]] = {}
     primary: dict[int, int] = {}
-    holdings = session.execute(
-        select(PositionHolding.member_id, PositionHolding.position_id, PositionHolding.kind)
-        .where(
-            PositionHolding.valid_from <= day,
-            (PositionHolding.valid_to.is_(None)) | (PositionHolding.valid_to >= day),
-        )
-        .order_by(PositionHolding.id)
-    )
+    holdings = conn.execute(_HOLDINGS, {"org": org_id, "day": day})
     for h in holdings:
         if h.member_id not in active:
             continue
