@@ -27,7 +27,6 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from portal.accounts import services as accounts
-from portal.core.db import db
 from portal.core.uow import platform_work
 from portal.domain.actor import Role, SystemActor
 from portal.orgchart import services as chart
@@ -298,4 +297,3 @@ def bench_transitions(count: int, url: str, progress: Callable[[str], None] = pr
         return Figures(count, count / engine_seconds, count / raw_seconds)
     finally:
         _remove(world)
-        db.dispose(close=False)

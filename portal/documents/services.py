@@ -42,7 +42,8 @@ from portal.domain.orgchart import ChartSnapshot
 from portal.flows import services as flows
 from portal.orgchart.routing import load_chart
 
-MAX_AMOUNT = Decimal("1e15")
+# 15 significant digits (11 + 4 decimals): exact even where SQLite stores a float.
+MAX_AMOUNT = Decimal("1e11")
 MAX_DECIMALS = 4
 MAX_TEXT_FIELD = 2000
 PREFIXES = {"expense_claim": "EXP", "purchase_request": "PUR", "leave_request": "LVE"}
@@ -744,9 +745,9 @@ def available_transitions(actor: Actor | SystemActor, reference: str) -> list[Av
         out = []
         for t in graph.transitions_from(doc.state):
             refusal: DomainError | None = None
-            try:
-                engine.authorize(graph, t, facts, principal, chart, task_transitions=tasks)
+            try:  # in the pipeline's order: the guard, then authority
                 engine.check_guard(t, facts, principal, locale=actor.locale)
+                engine.authorize(graph, t, facts, principal, chart, task_transitions=tasks)
             except engine.TransitionRefused as refused:
                 refusal = refused
             out.append(

@@ -30,8 +30,8 @@ from portal.domain.routing import Route, route
 from portal.flows import services as flows
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
 
-# Amounts people type into the preview: money, not physics.
-MAX_AMOUNT = Decimal("1e15")
+# 15 significant digits (11 + 4 decimals): exact even where SQLite stores a float.
+MAX_AMOUNT = Decimal("1e11")
 MAX_DECIMALS = 4
 
 

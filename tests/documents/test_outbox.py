@@ -125,3 +125,31 @@ def test_posting_events_wait_in_the_outbox_for_the_ledger(people):
         ).one()
     assert (posting.payload["amount"], posting.payload["currency"]) == ("320.0000", "MYR")
     assert (posting.dispatched_at, posting.attempts) == (None, 0)
+
+
+def test_one_queued_dispatch_serves_many_commits_until_it_starts(people):
+    from portal.core.queue import get_queue
+
+    siti = people("siti")
+    queue = get_queue()
+    before = queue.count
+    first, second = _claim(siti), _claim(siti)
+    documents.transition_document(siti, first.reference, "submit", seen_state="draft")
+    documents.transition_document(siti, second.reference, "submit", seen_state="draft")
+    # Two commits rang once: the queued dispatch has not started, and will see both.
+    assert queue.count == before + 1
+    assert outbox.dispatch_outbox(siti.org_id) == 2
+    # Once a dispatch has started, the next commit rings again.
+    third = _claim(siti)
+    documents.transition_document(siti, third.reference, "submit", seen_state="draft")
+    assert queue.count == before + 2
+
+
+def test_the_relay_delivers_what_no_doorbell_announced(people, monkeypatch):
+    siti = people("siti")
+    monkeypatch.setattr(outbox, "nudge", lambda org_id: None)  # the doorbell is lost
+    doc = _claim(siti)
+    documents.transition_document(siti, doc.reference, "submit", seen_state="draft")
+    assert _count(siti.org_id, OutboxEvent, OutboxEvent.dispatched_at.is_(None)) == 1
+    assert outbox.relay_outbox() >= 1
+    assert _count(siti.org_id, OutboxEvent, OutboxEvent.dispatched_at.is_(None)) == 0
