@@ -189,7 +189,7 @@ class DocumentView:
         return state is not None and state.role == StateRole.DRAFT
 
 
-def _facts(doc: Document) -> engine.DocumentFacts:
+def _facts(doc: Any) -> engine.DocumentFacts:
     return engine.DocumentFacts(
         id=doc.id,
         reference=doc.reference,
@@ -501,36 +501,30 @@ def transition_document(
         loaded = _load(s, actor, reference, lock=True)
         doc = loaded.doc
         graph = flows.version_in(s, actor.org_id, doc.kind, doc.version).graph
-        facts = _facts(doc)
-        chosen = engine.find_transition(graph, facts, transition, seen_state, comment)
         now = clock.now()
         chart = load_chart(s, now.date(), version=doc.chart_version)
-        principal = _principal(actor, chart)
-        engine.check_guard(chosen, facts, principal, locale=actor.locale)
-        authority = engine.authorize(
+        plan = engine.decide(
             graph,
-            chosen,
-            facts,
-            principal,
-            chart,
+            _facts(doc),
+            transition,
+            seen_state=seen_state,
+            comment=comment,
+            actor=_principal(actor, chart),
+            chart=chart,
+            now=now,
             task_transitions=loaded.task_transitions,
+            locale=actor.locale,
         )
-        source = graph.state(chosen.from_state)
-        target = graph.state(chosen.to_state)
-        assert source is not None and target is not None
-        if source.role == StateRole.DRAFT:
-            engine.check_route(graph, facts, chart)
-        plans = engine.plan_tasks(graph, chosen.to_state, facts, chart, now)
+        chosen, authority, plans = plan.transition, plan.authority, list(plan.tasks)
 
         decision = _decision(doc, chosen, actor, authority, comment, request_id, now)
         # Advance, conditional on the state and row version read under the lock, moving
         # the head of the decision chain with it.
-        dispute_raiser = actor.member_id if target.role == StateRole.DISPUTE else None
         advanced = {
             "state": chosen.to_state,
             "state_entered_at": now,
             "row_version": doc.row_version + 1,
-            "dispute_raiser_id": dispute_raiser,
+            "dispute_raiser_id": plan.dispute_raiser,
             "updated_at": now,
             "chain_seq": decision["seq"],
             "chain_hash": decision["hash"],
@@ -554,12 +548,12 @@ def transition_document(
         conn.execute(insert(_DECISION), decision)
         opened = _open_tasks(s, doc, plans, now)
         seq = decision["seq"]
-        _write_outbox(s, doc, graph, chosen, actor, plans, seq)
+        _write_outbox(s, doc, plan, actor, seq)
         uow.after_commit(lambda: outbox.nudge(actor.org_id))
         return Moved(_view(s, actor.org_id, _changed(loaded, advanced)), seq, opened)
 
 
-def _close_tasks(session: Session, doc: Document, actor_id: int | None, now: datetime) -> None:
+def _close_tasks(session: Session, doc: Any, actor_id: int | None, now: datetime) -> None:
     """The decision that leaves a state completes the actor's task there and cancels
     everyone else's (one statement: this is the hot path)."""
     session.execute(
@@ -577,7 +571,7 @@ def _close_tasks(session: Session, doc: Document, actor_id: int | None, now: dat
 
 
 def _decision(
-    doc: Document,
+    doc: Any,
     chosen: Any,
     actor: Actor | SystemActor,
     authority: engine.Authority,
@@ -647,9 +641,7 @@ def _chained(row: Any) -> dict[str, Any]:
     }
 
 
-def _open_tasks(
-    session: Session, doc: Document, plans: list[engine.TaskPlan], now: datetime
-) -> int:
+def _open_tasks(session: Session, doc: Any, plans: list[engine.TaskPlan], now: datetime) -> int:
     rows = [
         {
             "org_id": doc.org_id,
@@ -673,14 +665,13 @@ def _open_tasks(
 
 def _write_outbox(
     session: Session,
-    doc: Document,
-    graph: Graph,
-    chosen: Any,
+    doc: Any,
+    plan: engine.Plan,
     actor: Actor | SystemActor,
-    plans: list[engine.TaskPlan],
     seq: int,
 ) -> None:
     """The side effects of this decision, in its own transaction."""
+    chosen, plans = plan.transition, plan.tasks
     base = {"document_id": doc.id, "reference": doc.reference, "decision": seq}
     events: list[tuple[str, dict[str, Any]]] = []
     assignees = sorted({m for plan in plans for m in plan.assignees})
@@ -700,7 +691,7 @@ def _write_outbox(
                 },
             )
         )
-    posting = engine.posting_of(graph, chosen)
+    posting = plan.posting
     if posting is not None:
         events.append(
             (

@@ -22,34 +22,25 @@ from decimal import Decimal
 from typing import Any
 
 from portal.domain import guards
-from portal.domain.errors import DomainError
+
+# The pipeline's one facade: authority's names are re-exported for its callers.
+from portal.domain.authority import Authority as Authority
+from portal.domain.authority import Principal
+from portal.domain.authority import TransitionRefused as TransitionRefused
+from portal.domain.authority import Via as Via
+from portal.domain.authority import authorize as authorize
 from portal.domain.graph import (
     CommentPolicy,
-    Gate,
     Graph,
     StateRole,
     Transition,
     duration_minutes,
 )
-from portal.domain.ladder import band_for
 from portal.domain.orgchart import ChartSnapshot
-from portal.domain.resolution import Gap, Resolution, resolve_all
+from portal.domain.resolution import Gap
 from portal.domain.routing import route, route_step
 
 GENESIS_HASH = "0" * 64
-
-
-class Via:
-    REQUESTER = "requester"
-    GRANT = "grant"
-    DELEGATION = "delegation"
-    ESCALATION = "escalation"
-    REASSIGNMENT = "reassignment"
-    SYSTEM = "system"
-
-
-class TransitionRefused(DomainError):
-    """One of DESIGN §5's refusals; ``code`` says which."""
 
 
 @dataclass(frozen=True)
@@ -67,26 +58,6 @@ class DocumentFacts:
     fields: Mapping[str, Any] = field(default_factory=dict)
     # Who raised the dispute the document is in, if it is in one.
     dispute_raiser: int | None = None
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who acts: a member (with their roles and unit code), or the system (None)."""
-
-    member_id: int | None
-    roles: frozenset[str] = frozenset()
-    unit: str | None = None
-
-
-@dataclass(frozen=True)
-class Authority:
-    via: str
-    # The member whose authority was relied on (the actor, for now; the delegator later).
-    authority_member: int | None
-    gate_state: str | None
-    winning_floor: Decimal | None
-    eligible: tuple[int, ...]
-    resolution: tuple[Resolution, ...]
 
 
 @dataclass(frozen=True)
@@ -158,59 +129,6 @@ def check_guard(
         raise TransitionRefused("guard_failed", message=transition.guard.message.text(locale))
 
 
-def authorize(
-    graph: Graph,
-    transition: Transition,
-    document: DocumentFacts,
-    actor: Principal,
-    chart: ChartSnapshot,
-    *,
-    task_transitions: Mapping[str, str] | None = None,
-) -> Authority:
-    """Step 5: on whose authority the actor may take ``transition``, or the refusal.
-
-    ``task_transitions`` maps the transitions the actor's own open tasks on this
-    document authorise to how the task came to them: a handed-over or escalated task
-    carries authority of its own, recorded as that ``via``.
-    """
-    if transition.gate == Gate.REQUESTER:
-        if actor.member_id != document.requester:
-            raise TransitionRefused("not_requester")
-        return Authority(Via.REQUESTER, actor.member_id, None, None, (document.requester,), ())
-    gate_state = graph.gate_state(transition)
-    if gate_state is None:  # pragma: no cover - the validator refuses such a graph
-        raise TransitionRefused("not_assigned")
-    grants = [(i, g) for i, g in enumerate(graph.grants) if g.covers(gate_state)]
-    resolutions = tuple(resolve_all(grants, document.requester, chart))
-    band = band_for(resolutions, document.amount, document.requester)
-    if band is not None and any(
-        r.gap is not None and band.floor < r.floor <= document.amount for r in resolutions
-    ):
-        # A grant that should decide this amount found nobody: the smaller band below it
-        # must not decide in its place (no fallback downward; ``route_step`` agrees).
-        band = None
-    eligible = band.members if band else ()
-    floor = band.floor if band else None
-    source = graph.state(transition.from_state)
-    if (
-        source is not None
-        and source.role == StateRole.DISPUTE
-        and actor.member_id is not None
-        and actor.member_id == document.dispute_raiser
-    ):
-        raise TransitionRefused("dispute_raiser")
-    if actor.member_id is not None and actor.member_id == document.requester:
-        raise TransitionRefused("self_approval")
-    if actor.member_id in eligible:
-        return Authority(Via.GRANT, actor.member_id, gate_state, floor, eligible, resolutions)
-    task_via = (task_transitions or {}).get(transition.key)
-    if task_via is not None:
-        return Authority(task_via, actor.member_id, gate_state, floor, eligible, resolutions)
-    if band is None:
-        raise TransitionRefused("no_band_covers_amount", amount=str(document.amount))
-    raise TransitionRefused("not_assigned")
-
-
 # --- what follows ------------------------------------------------------------------------
 
 
@@ -270,6 +188,58 @@ def posting_of(graph: Graph, transition: Transition) -> str | None:
     if target is not None and target.role == StateRole.PAYOUT:
         return Posting.PAYOUT
     return None
+
+
+# --- all of it at once ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What taking a transition does, decided before anything is written."""
+
+    transition: Transition
+    authority: Authority
+    # The tasks the new state opens (the old state's all end: the actor's completes).
+    tasks: tuple[TaskPlan, ...]
+    # accrual, payout, reversal — or None.
+    posting: str | None
+    # Who raised the dispute the document enters, if it enters one.
+    dispute_raiser: int | None
+
+
+def decide(
+    graph: Graph,
+    document: DocumentFacts,
+    key: str,
+    *,
+    seen_state: str,
+    comment: str,
+    actor: Principal,
+    chart: ChartSnapshot,
+    now: datetime,
+    task_transitions: Mapping[str, str] | None = None,
+    locale: str = "en",
+) -> Plan:
+    """DESIGN §5 steps 2–6 as one pure decision: the plan to apply, or the first
+    ``TransitionRefused`` in the pipeline's order."""
+    transition = find_transition(graph, document, key, seen_state, comment)
+    check_guard(transition, document, actor, locale=locale)
+    authority = authorize(
+        graph, transition, document, actor, chart, task_transitions=task_transitions
+    )
+    source = graph.state(transition.from_state)
+    target = graph.state(transition.to_state)
+    if source is not None and source.role == StateRole.DRAFT:
+        check_route(graph, document, chart)
+    tasks = tuple(plan_tasks(graph, transition.to_state, document, chart, now))
+    entering_dispute = target is not None and target.role == StateRole.DISPUTE
+    return Plan(
+        transition,
+        authority,
+        tasks,
+        posting_of(graph, transition),
+        actor.member_id if entering_dispute else None,
+    )
 
 
 # --- the hash chain ----------------------------------------------------------------------

@@ -785,3 +785,58 @@ def test_the_previous_hash_is_part_of_the_hash_so_a_change_breaks_every_hash_aft
     tampered_first = decision_hash(GENESIS_HASH, {**RECORD, "comment": "Fine, I guess."})
     assert decision_hash(first_hash, second) == decision_hash(first_hash, dict(second))
     assert decision_hash(tampered_first, second) != decision_hash(first_hash, second)
+
+
+# --- decide: the whole pipeline as one pure decision --------------------------------------
+
+
+def test_deciding_a_submission_plans_the_next_steps_tasks_and_no_posting():
+    from portal.domain.engine import decide
+
+    plan = decide(
+        CLAIM,
+        doc(CLAIM, "draft"),
+        "submit",
+        seen_state="draft",
+        comment="",
+        actor=member(STAFF),
+        chart=chart(),
+        now=NOW,
+    )
+    assert plan.transition.key == "submit"
+    assert plan.authority.via == "requester"
+    assert [(t.state, t.assignees, t.transitions) for t in plan.tasks] == [
+        ("pending_review", (LEAD,), ("review", "reject"))
+    ]
+    assert (plan.posting, plan.dispute_raiser) == (None, None)
+
+
+def test_deciding_refuses_in_the_pipelines_order():
+    from portal.domain.engine import decide
+
+    def attempt(**changes: Any) -> str:
+        args: dict[str, Any] = {
+            "seen_state": "pending_review",
+            "comment": "",
+            "actor": member(LEAD),
+            "chart": chart(),
+            "now": NOW,
+        }
+        args.update(changes)
+        return refusal(lambda: decide(CLAIM, doc(CLAIM, "pending_review"), "reject", **args)).code
+
+    # A stale page is told so before anything else; then the comment; then authority.
+    assert attempt(seen_state="draft", actor=member(STAFF)) == "stale_state"
+    assert attempt(actor=member(STAFF)) == "comment_required"
+    assert attempt(comment="No receipt.", actor=member(STAFF)) == "self_approval"
+    plan = decide(
+        CLAIM,
+        doc(CLAIM, "pending_review"),
+        "reject",
+        seen_state="pending_review",
+        comment="No receipt.",
+        actor=member(LEAD),
+        chart=chart(),
+        now=NOW,
+    )
+    assert (plan.transition.to_state, plan.authority.via, plan.tasks) == ("rejected", "grant", ())

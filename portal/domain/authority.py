@@ -1,0 +1,112 @@
+"""Authority: on whose say-so an actor may take a transition of a document, or the one
+refusal that says why not (DESIGN §5, step 5).
+
+The requester alone takes requester-gated transitions. Any other gate is decided by
+the winning band of its gate state's grants, resolved for this requester over the
+chart as it stands — never by the requester themselves, never by whoever raised the
+dispute being closed, and never by a smaller band standing in for a higher one that
+found nobody. An open task assigned to the actor (handed over, escalated) carries
+authority of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from portal.domain.errors import DomainError
+from portal.domain.graph import Gate, Graph, StateRole, Transition
+from portal.domain.ladder import band_for
+from portal.domain.orgchart import ChartSnapshot
+from portal.domain.resolution import Resolution, resolve_all
+
+if TYPE_CHECKING:
+    from portal.domain.engine import DocumentFacts
+
+
+class TransitionRefused(DomainError):
+    """One of DESIGN §5's refusals; ``code`` says which."""
+
+
+class Via:
+    REQUESTER = "requester"
+    GRANT = "grant"
+    DELEGATION = "delegation"
+    ESCALATION = "escalation"
+    REASSIGNMENT = "reassignment"
+    SYSTEM = "system"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who acts: a member (with their roles and unit code), or the system (None)."""
+
+    member_id: int | None
+    roles: frozenset[str] = frozenset()
+    unit: str | None = None
+
+
+@dataclass(frozen=True)
+class Authority:
+    via: str
+    # The member whose authority was relied on (the actor, for now; the delegator later).
+    authority_member: int | None
+    gate_state: str | None
+    winning_floor: Decimal | None
+    eligible: tuple[int, ...]
+    resolution: tuple[Resolution, ...]
+
+
+def authorize(
+    graph: Graph,
+    transition: Transition,
+    document: DocumentFacts,
+    actor: Principal,
+    chart: ChartSnapshot,
+    *,
+    task_transitions: Mapping[str, str] | None = None,
+) -> Authority:
+    """Step 5: on whose authority the actor may take ``transition``, or the refusal.
+
+    ``task_transitions`` maps the transitions the actor's own open tasks on this
+    document authorise to how the task came to them: a handed-over or escalated task
+    carries authority of its own, recorded as that ``via``.
+    """
+    if transition.gate == Gate.REQUESTER:
+        if actor.member_id != document.requester:
+            raise TransitionRefused("not_requester")
+        return Authority(Via.REQUESTER, actor.member_id, None, None, (document.requester,), ())
+    gate_state = graph.gate_state(transition)
+    if gate_state is None:  # pragma: no cover - the validator refuses such a graph
+        raise TransitionRefused("not_assigned")
+    grants = [(i, g) for i, g in enumerate(graph.grants) if g.covers(gate_state)]
+    resolutions = tuple(resolve_all(grants, document.requester, chart))
+    band = band_for(resolutions, document.amount, document.requester)
+    if band is not None and any(
+        r.gap is not None and band.floor < r.floor <= document.amount for r in resolutions
+    ):
+        # A grant that should decide this amount found nobody: the smaller band below it
+        # must not decide in its place (no fallback downward; ``route_step`` agrees).
+        band = None
+    eligible = band.members if band else ()
+    floor = band.floor if band else None
+    source = graph.state(transition.from_state)
+    if (
+        source is not None
+        and source.role == StateRole.DISPUTE
+        and actor.member_id is not None
+        and actor.member_id == document.dispute_raiser
+    ):
+        raise TransitionRefused("dispute_raiser")
+    if actor.member_id is not None and actor.member_id == document.requester:
+        raise TransitionRefused("self_approval")
+    if actor.member_id in eligible:
+        return Authority(Via.GRANT, actor.member_id, gate_state, floor, eligible, resolutions)
+    task_via = (task_transitions or {}).get(transition.key)
+    if task_via is not None:
+        return Authority(task_via, actor.member_id, gate_state, floor, eligible, resolutions)
+    if band is None:
+        raise TransitionRefused("no_band_covers_amount", amount=str(document.amount))
+    raise TransitionRefused("not_assigned")
