@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -25,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from portal.accounts.models import Membership, Organization, User
+from portal.core.cache import LruCache
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work
 from portal.domain import graph as graphs
@@ -110,35 +109,9 @@ class ReadinessWarning:
 # --- the version cache ------------------------------------------------------------------
 
 
-class _VersionCache:
-    """Loaded versions by (org, kind, version). Versions are immutable, so an entry never
-    goes stale; the org is part of the key, so one tenant never reads another's."""
-
-    def __init__(self, size: int = 512) -> None:
-        self._entries: OrderedDict[tuple[int, str, int], VersionView] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[int, str, int]) -> VersionView | None:
-        with self._lock:
-            view = self._entries.get(key)
-            if view is not None:
-                self._entries.move_to_end(key)
-            return view
-
-    def put(self, key: tuple[int, str, int], view: VersionView) -> None:
-        with self._lock:
-            self._entries[key] = view
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-
-version_cache = _VersionCache()
+# Loaded versions by (org, kind, version). Versions are immutable, so an entry never goes
+# stale; the org is part of the key, so one tenant never reads another's.
+version_cache: LruCache[tuple[int, str, int], VersionView] = LruCache(512)
 
 
 # --- helpers ----------------------------------------------------------------------------

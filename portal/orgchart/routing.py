@@ -7,8 +7,6 @@ them. One unit of work per public call.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -18,6 +16,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.models import Membership, Organization, User
+from portal.core.cache import LruCache
 from portal.core.clock import clock
 from portal.core.db import TenantNotSet
 from portal.core.uow import unit_of_work
@@ -61,36 +60,10 @@ _HOLDINGS = (
 )
 
 
-class _ChartCache:
-    """Snapshots by (org, chart version, day). The version changes with every chart or
-    membership row (database triggers) and is never reused, so an entry never goes
-    stale; the org is part of the key, so no tenant reads another's."""
-
-    def __init__(self, size: int = 256) -> None:
-        self._entries: OrderedDict[tuple[int, int, date], ChartSnapshot] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[int, int, date]) -> ChartSnapshot | None:
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-            return found
-
-    def put(self, key: tuple[int, int, date], chart: ChartSnapshot) -> None:
-        with self._lock:
-            self._entries[key] = chart
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-
-chart_cache = _ChartCache()
+# Snapshots by (org, chart version, day). The version changes with every chart or
+# membership row (database triggers) and is never reused, so an entry never goes stale;
+# the org is part of the key, so no tenant reads another's.
+chart_cache: LruCache[tuple[int, int, date], ChartSnapshot] = LruCache(256)
 _CHART_VERSION = select(Organization.__table__.c.chart_version).where(
     Organization.__table__.c.id == bindparam("org")
 )

@@ -6,23 +6,10 @@ from decimal import Decimal
 
 import pytest
 
-from portal.accounts import services as accounts
-from portal.demo import seed_demo
 from portal.documents import services as documents
 from portal.domain.errors import DomainError
 
 CLAIM_FIELDS = {"category": "meals", "expense_date": "2026-11-21"}
-
-
-@pytest.fixture
-def people(app):  # type: ignore[no-untyped-def]
-    assert seed_demo() is True
-
-    def actor(name: str):  # type: ignore[no-untyped-def]
-        user = accounts.find_user(f"{name}@acme.example")
-        return accounts.actor_for("acme", user.id, None)
-
-    return actor
 
 
 def _submitted(siti, title: str):  # type: ignore[no-untyped-def]

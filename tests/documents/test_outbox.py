@@ -9,27 +9,14 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import func, select
 
-from portal.accounts import services as accounts
 from portal.core import outbox
 from portal.core.clock import clock
 from portal.core.outbox import OutboxEvent
 from portal.core.uow import unit_of_work
-from portal.demo import seed_demo
 from portal.documents import services as documents
 from portal.documents.models import Decision, Notification
 
 CLAIM_FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
-
-
-@pytest.fixture
-def people(app):  # type: ignore[no-untyped-def]
-    assert seed_demo() is True
-
-    def actor(name: str):  # type: ignore[no-untyped-def]
-        user = accounts.find_user(f"{name}@acme.example")
-        return accounts.actor_for("acme", user.id, None)
-
-    return actor
 
 
 def _claim(siti):  # type: ignore[no-untyped-def]

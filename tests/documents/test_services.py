@@ -20,7 +20,6 @@ from portal.core.clock import clock
 from portal.core.db import db
 from portal.core.outbox import OutboxEvent
 from portal.core.uow import unit_of_work
-from portal.demo import seed_demo
 from portal.documents import services as documents
 from portal.documents.models import Decision, Document, Task, TaskStatus
 from portal.domain.engine import TransitionRefused
@@ -33,32 +32,13 @@ from portal.domain.graph import (
     Labels,
 )
 from portal.flows import services as flows
+from tests.documents.conftest import demo_people
 
 postgres_only = pytest.mark.postgres_only
 
 CLAIM_FIELDS = {"category": "travel", "expense_date": "2026-11-20", "receipt_number": "R-1"}
 PURCHASE_FIELDS = {"supplier": "Office Depot", "category": "goods"}
 LEAVE_FIELDS = {"leave_type": "annual", "first_day": "2026-12-21", "last_day": "2026-12-24"}
-
-
-def _demo_people():  # type: ignore[no-untyped-def]
-    """Seed acme and answer its people by first name (siti, nurul, grace, ...)."""
-    assert seed_demo() is True
-
-    def person(name: str):  # type: ignore[no-untyped-def]
-        user = accounts.find_user(f"{name}@acme.example")
-        assert user is not None
-        return accounts.actor_for("acme", user.id, None)
-
-    return person
-
-
-@pytest.fixture
-def people(app, globex):  # type: ignore[no-untyped-def]
-    """The demo chart: Siti and Jason (Sales Executives) report to Nurul (head of
-    Sales); Hannah (HR) reports to Grace (Office Manager, admin), who reports to Aisha
-    (CEO, admin, head of the Executive Office); Ravi is the auditor."""
-    return _demo_people()
 
 
 def _year() -> int:
@@ -785,7 +765,7 @@ def test_a_decision_rewritten_by_the_table_owner_breaks_the_chain(backend, commi
     outer = conn.begin()
     db.pin_to(conn)
     try:
-        siti, doc = _three_decisions(_demo_people())
+        siti, doc = _three_decisions(demo_people())
         with (
             pytest.raises(DBAPIError, match="decision is append-only: UPDATE refused"),
             unit_of_work(siti.org_id) as uow,

@@ -8,22 +8,8 @@ from decimal import Decimal
 
 import pytest
 
-from portal.accounts import services as accounts
-from portal.demo import seed_demo
 from portal.documents import services as documents
 from portal.domain.engine import TransitionRefused
-
-
-@pytest.fixture
-def acme_demo(app):  # type: ignore[no-untyped-def]
-    assert seed_demo() is True
-
-    def actor(email: str):  # type: ignore[no-untyped-def]
-        user = accounts.find_user(email)
-        return accounts.actor_for("acme", user.id, None)
-
-    return actor
-
 
 CLAIM_FIELDS = {"category": "travel", "expense_date": "2026-11-20", "receipt_number": "R-1"}
 
@@ -35,11 +21,11 @@ def _step(actor, doc, key, comment=""):  # type: ignore[no-untyped-def]
     return moved.document
 
 
-def test_a_claim_walks_from_draft_to_received_and_through_a_dismissed_dispute(acme_demo):
-    siti = acme_demo("siti@acme.example")  # Sales Executive; reports to Nurul (head of Sales)
-    nurul = acme_demo("nurul@acme.example")
-    grace = acme_demo("grace@acme.example")  # admin
-    aisha = acme_demo("aisha@acme.example")  # admin
+def test_a_claim_walks_from_draft_to_received_and_through_a_dismissed_dispute(people):
+    siti = people("siti")  # Sales Executive; reports to Nurul (head of Sales)
+    nurul = people("nurul")
+    grace = people("grace")  # admin
+    aisha = people("aisha")  # admin
 
     doc = documents.create_document(
         siti,
@@ -83,9 +69,9 @@ def test_a_claim_walks_from_draft_to_received_and_through_a_dismissed_dispute(ac
     assert check.ok and check.decisions == 8
 
 
-def test_a_rejected_claim_is_reworked_and_resubmitted(acme_demo):
-    siti = acme_demo("siti@acme.example")
-    nurul = acme_demo("nurul@acme.example")
+def test_a_rejected_claim_is_reworked_and_resubmitted(people):
+    siti = people("siti")
+    nurul = people("nurul")
     doc = documents.create_document(
         siti, kind="expense_claim", title="Taxi", amount=Decimal("35.50"), fields=CLAIM_FIELDS
     )
