@@ -758,11 +758,26 @@ class HistoryEntry:
     transition: str
     actor_id: int | None
     actor_name: str | None
+    # Whose authority was relied on, when it was not the actor's own (a delegator).
+    authority_name: str | None
     via: str
     comment: str
     decided_at: datetime
     eligible: list[int]
+    # The approver set considered, by name, as it stood then.
+    eligible_names: list[str]
     hash: str
+
+
+def _names(session: Session, ids: set[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    rows = session.execute(
+        select(Membership.id, User.name)
+        .join(User, User.id == Membership.user_id)
+        .where(Membership.id.in_(ids))
+    )
+    return {member_id: name for member_id, name in rows}
 
 
 def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
@@ -773,33 +788,55 @@ def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
             s.scalars(select(Decision).where(Decision.document_id == doc.id).order_by(Decision.seq))
         )
         ids = {r.actor_id for r in rows if r.actor_id is not None}
-        names = (
-            dict(
-                s.execute(
-                    select(Membership.id, User.name)
-                    .join(User, User.id == Membership.user_id)
-                    .where(Membership.id.in_(ids))
-                ).all()
-            )
-            if ids
-            else {}
-        )
+        ids |= {r.authority_member_id for r in rows if r.authority_member_id is not None}
+        ids |= {m for r in rows for m in r.eligible}
+        names = _names(s, ids)
     return [
         HistoryEntry(
-            r.seq,
-            r.from_state,
-            r.to_state,
-            r.transition,
-            r.actor_id,
-            names.get(r.actor_id) if r.actor_id else None,
-            r.via,
-            r.comment,
-            r.decided_at,
-            list(r.eligible),
-            r.hash,
+            seq=r.seq,
+            from_state=r.from_state,
+            to_state=r.to_state,
+            transition=r.transition,
+            actor_id=r.actor_id,
+            actor_name=names.get(r.actor_id) if r.actor_id else None,
+            authority_name=(
+                names.get(r.authority_member_id)
+                if r.authority_member_id and r.authority_member_id != r.actor_id
+                else None
+            ),
+            via=r.via,
+            comment=r.comment,
+            decided_at=r.decided_at,
+            eligible=list(r.eligible),
+            eligible_names=[names.get(m, f"#{m}") for m in r.eligible],
+            hash=r.hash,
         )
         for r in rows
     ]
+
+
+def waiting_for(actor: Actor | SystemActor, reference: str) -> dict[str, list[str]]:
+    """Who holds the document's open tasks now, by the transitions they may take: so a
+    requester knows whom they are waiting for."""
+    with _scoped(actor) as uow:
+        s = uow.session
+        doc = _load(s, actor, reference).doc
+        rows = s.execute(
+            select(Task.transitions, User.name)
+            .join(Membership, Membership.id == Task.assignee_id)
+            .join(User, User.id == Membership.user_id)
+            .where(
+                Task.document_id == doc.id,
+                Task.state == doc.state,
+                Task.status == TaskStatus.OPEN,
+            )
+            .order_by(User.name)
+        ).all()
+    waiting: dict[str, list[str]] = {}
+    for keys, name in rows:
+        for key in keys:
+            waiting.setdefault(key, []).append(name)
+    return waiting
 
 
 @dataclass(frozen=True)
@@ -896,3 +933,121 @@ def bulk_transition(
         else:
             outcomes.append(BulkOutcome(reference, True, state=moved.document.state))
     return outcomes
+
+
+# --- lists ---------------------------------------------------------------------------------
+# Appended as one section (the imports above belong to other sections' owners).
+
+from portal.domain.graph import Labels  # noqa: E402
+from portal.flows.models import FlowVersion  # noqa: E402
+
+MAX_PER_PAGE = 100
+
+
+@dataclass(frozen=True)
+class StartableKind:
+    """A kind a member may start a document of: it has a published version."""
+
+    kind: str
+    labels: Labels
+    # The current version, the one a new document starts on.
+    version: int
+
+
+def startable_kinds(actor: Actor) -> list[StartableKind]:
+    """Every kind with a published version, by kind; any member may start one."""
+    with _scoped(actor) as uow:
+        s = uow.session
+        rows = s.execute(
+            select(FlowVersion.kind, func.max(FlowVersion.version))
+            .where(FlowVersion.org_id == actor.org_id)
+            .group_by(FlowVersion.kind)
+            .order_by(FlowVersion.kind)
+        ).all()
+        return [
+            StartableKind(
+                kind, flows.version_in(s, actor.org_id, kind, number).graph.labels, number
+            )
+            for kind, number in rows
+        ]
+
+
+@dataclass(frozen=True)
+class NewDocument:
+    """What the new-document form needs: the kind's current graph and the currency
+    every amount is in."""
+
+    kind: str
+    version: int
+    graph: Graph
+    currency: str
+
+
+def new_document_setup(actor: Actor, kind: str) -> NewDocument:
+    """The form for a new ``kind`` document; ``NotFound`` when nothing is published."""
+    with _scoped(actor) as uow:
+        s = uow.session
+        _, version = flows.current_version_in(s, actor.org_id, kind[:63])
+        base = s.scalars(
+            select(Organization.base_currency).where(Organization.id == actor.org_id)
+        ).one()
+        return NewDocument(version.kind, version.version, version.graph, base)
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    reference: str
+    kind: str
+    title: str
+    amount: Decimal
+    currency: str
+    state: str
+    state_entered_at: datetime
+    version: int
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[DocumentRow]
+    total: int
+    page: int
+    pages: int
+
+
+def list_my_documents(
+    actor: Actor,
+    *,
+    state: str | None = None,
+    kind: str | None = None,
+    page: int = 1,
+    per_page: int = 25,
+) -> Page:
+    """The actor's own documents (they are the requester), newest first."""
+    per_page = min(max(per_page, 1), MAX_PER_PAGE)
+    where = [_DOC.c.org_id == actor.org_id, _DOC.c.requester_id == actor.member_id]
+    if kind:
+        where.append(_DOC.c.kind == kind[:63])
+    if state:
+        where.append(_DOC.c.state == state[:63])
+    with _scoped(actor) as uow:
+        conn = uow.session.connection()
+        total = conn.scalar(select(func.count()).select_from(_DOC).where(*where)) or 0
+        pages = max(1, -(-total // per_page))
+        page = min(max(page, 1), pages)
+        rows = conn.execute(
+            select(
+                _DOC.c.reference,
+                _DOC.c.kind,
+                _DOC.c.title,
+                _DOC.c.amount,
+                _DOC.c.currency,
+                _DOC.c.state,
+                _DOC.c.state_entered_at,
+                _DOC.c.version,
+            )
+            .where(*where)
+            .order_by(_DOC.c.created_at.desc(), _DOC.c.id.desc())
+            .limit(per_page)
+            .offset((page - 1) * per_page)
+        ).all()
+    return Page([DocumentRow(*row) for row in rows], total, page, pages)

@@ -38,7 +38,12 @@ def format_money(amount: Decimal | None, currency: str) -> str:
 def init_i18n_filters(app: Flask) -> None:
     app.jinja_env.filters["money"] = format_money
 
-    def _date(value: date | None, fmt: str = "medium") -> str:
+    def _date(value: date | str | None, fmt: str = "medium") -> str:
+        if isinstance(value, str):  # a date field's stored ISO text
+            try:
+                value = date.fromisoformat(value)
+            except ValueError:
+                return value
         return format_date(value, fmt) if value else ""
 
     def _datetime(value: datetime | None, fmt: str = "medium") -> str:

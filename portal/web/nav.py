@@ -1,13 +1,18 @@
-"""What the layout's navigation needs on every page: the org switcher's list."""
+"""What the layout's navigation needs on every page: the org switcher's list and the
+inbox badge."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from flask import Flask, g
 from flask_login import current_user
 
 from portal.accounts.services import list_my_organizations
+from portal.inbox.queries import count_open_tasks
+
+log = logging.getLogger(__name__)
 
 
 def init_nav(app: Flask) -> None:
@@ -21,5 +26,18 @@ def init_nav(app: Flask) -> None:
                 )
             return g.my_orgs
 
-        # The inbox arrives with the documents feature; the badge has its place already.
-        return {"my_orgs": my_orgs, "inbox_count": None}
+        def inbox_count() -> int | None:
+            """The signed-in member's open tasks in the current organization; None
+            outside an organization, and None (no badge) rather than a broken page if
+            the count cannot be had."""
+            if "inbox_count" not in g:
+                g.inbox_count = None
+                actor = g.get("actor")
+                if actor is not None and current_user.is_authenticated:
+                    try:
+                        g.inbox_count = count_open_tasks(actor)
+                    except Exception:  # the badge must never fail the page
+                        log.warning("inbox count unavailable", exc_info=True)
+            return g.inbox_count
+
+        return {"my_orgs": my_orgs, "inbox_count": inbox_count}

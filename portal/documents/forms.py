@@ -1,0 +1,174 @@
+"""The document form: title, description and amount, then one input per field the
+kind's flow declares. The flow decides the fields, so the form class is built per graph.
+
+The form only parses what the browser sends (an amount, a date); whether a value is
+allowed (required, negative, one of the choices) is the service's to say.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, DateField, SelectField, StringField, TextAreaField
+from wtforms.fields import SelectChoice
+from wtforms.validators import InputRequired
+
+from portal.domain.errors import DomainError
+from portal.domain.graph import DocumentField, FieldType, Graph
+from portal.web.messages import message_for
+
+# Spaces (including the no-break ones some locales group digits with) and the thousands
+# separator; "." stays the decimal point.
+_GROUPING = str.maketrans("", "", " \u00a0\u202f,")
+
+
+def plain_number(text: str | None) -> str:
+    """``"1,234.50"`` -> ``"1234.50"``: the grouping a person types, removed."""
+    return (text or "").translate(_GROUPING).strip()
+
+
+def _not_a(code: str, label: object) -> str:
+    # The same sentence the service would give, from the same catalog entry.
+    return message_for(DomainError(code, label=str(label)))
+
+
+class AmountField(StringField):
+    """Typed as text (so "1,234.50" is fine), held as a Decimal."""
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        if not valuelist:
+            return
+        text = plain_number(valuelist[0])
+        self.data = None
+        if not text:
+            return
+        try:
+            number = Decimal(text)
+        except InvalidOperation:
+            raise ValueError(_not_a("field_not_number", self.label.text)) from None
+        if not number.is_finite():
+            raise ValueError(_not_a("field_not_number", self.label.text))
+        self.data = number
+
+    def _value(self) -> str:
+        if self.raw_data:
+            return str(self.raw_data[0])
+        if isinstance(self.data, Decimal):
+            cents = self.data.quantize(Decimal("0.01"))
+            return format(cents if cents == self.data else self.data.normalize(), "f")
+        return ""
+
+
+class OptionalDateField(DateField):
+    """A date input that may be left empty (the service says whether it must not be)."""
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        if not valuelist or not " ".join(valuelist).strip():
+            self.data = None
+            return
+        try:
+            super().process_formdata(valuelist)
+        except ValueError:
+            raise ValueError(_not_a("field_not_date", self.label.text)) from None
+
+
+class DocumentForm(FlaskForm):
+    title = StringField(
+        _l("Title"), render_kw={"maxlength": 200, "required": True, "aria-required": "true"}
+    )
+    description = TextAreaField(_l("Description"), render_kw={"rows": 4})
+    amount = AmountField(
+        _l("Amount"),
+        validators=[InputRequired(message=_l("Enter the amount."))],
+        render_kw={"inputmode": "decimal", "autocomplete": "off"},
+    )
+
+
+def input_name(key: str) -> str:
+    """The form field for the declared field ``key`` (prefixed: a key such as
+    ``title`` or ``data`` must not collide with the form's own names)."""
+    return f"f_{key}"
+
+
+def _label(spec: DocumentField, locale: str) -> str:
+    text = spec.labels.text(locale) or spec.key
+    # i18n: a form label followed by the mark that the field must be filled in
+    return _("%(label)s (required)", label=text) if spec.required else text
+
+
+def _input_for(spec: DocumentField, locale: str):  # type: ignore[no-untyped-def]
+    label = _label(spec, locale)
+    kw: dict[str, Any] = {"required": True, "aria-required": "true"} if spec.required else {}
+    if spec.type in (FieldType.NUMBER, FieldType.MONEY):
+        return StringField(label, render_kw={**kw, "inputmode": "decimal"})
+    if spec.type == FieldType.DATE:
+        return OptionalDateField(label, render_kw=kw)
+    if spec.type == FieldType.CHOICE:
+        # i18n: the empty first entry of a drop-down list
+        choices = [SelectChoice("", _("Choose…"))] + [
+            SelectChoice(c.key, c.labels.text(locale)) for c in spec.choices
+        ]
+        # An unknown value is the service's to refuse (field_not_choice).
+        return SelectField(label, choices=choices, validate_choice=False, render_kw=kw)
+    if spec.type == FieldType.BOOL:
+        return BooleanField(label)
+    return StringField(label, render_kw={**kw, "maxlength": 2000})
+
+
+def document_form(graph: Graph, locale: str, *, data: dict[str, Any] | None = None) -> DocumentForm:
+    """A form for documents of ``graph``'s kind; on POST it reads the request."""
+
+    class _Form(DocumentForm):
+        pass
+
+    for spec in graph.fields:
+        setattr(_Form, input_name(spec.key), _input_for(spec, locale))
+    return _Form(data=data or {})
+
+
+def declared_inputs(form: DocumentForm, graph: Graph) -> list[Any]:
+    """The generated inputs, in the flow's order."""
+    return [form[input_name(spec.key)] for spec in graph.fields]
+
+
+def field_values(form: DocumentForm, graph: Graph) -> dict[str, object]:
+    """The declared fields as the service takes them; an empty input is left out."""
+    out: dict[str, object] = {}
+    for spec in graph.fields:
+        value = form[input_name(spec.key)].data
+        if spec.type == FieldType.DATE:
+            value = value.isoformat() if isinstance(value, date) else None
+        elif spec.type in (FieldType.NUMBER, FieldType.MONEY):
+            value = plain_number(value) or None
+        elif spec.type == FieldType.BOOL:
+            value = bool(value)
+        elif isinstance(value, str) and not value.strip():
+            value = None
+        if value is not None:
+            out[spec.key] = value
+    return out
+
+
+def initial_data(document: Any) -> dict[str, Any]:
+    """A saved document, as the form's starting values."""
+    data: dict[str, Any] = {
+        "title": document.title,
+        "description": document.description,
+        "amount": document.amount,
+    }
+    for spec in document.graph.fields:
+        value = document.fields.get(spec.key)
+        if value is None:
+            continue
+        if spec.type == FieldType.DATE:
+            try:
+                value = date.fromisoformat(str(value))
+            except ValueError:
+                continue
+        data[input_name(spec.key)] = value
+    return data

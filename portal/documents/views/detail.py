@@ -1,0 +1,141 @@
+"""The detail page: the document, only the transitions this member may take now (one
+shared comment field; the button decides which transition it rides), who else it is
+waiting for, and the history with the approver set each decision considered."""
+
+from __future__ import annotations
+
+from flask import flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_login import login_required
+
+from portal.documents import services
+from portal.documents.views import bp
+from portal.domain.errors import DomainError, NotFound
+from portal.domain.graph import Graph, StateRole
+from portal.web.errors import status_for
+from portal.web.messages import message_for
+from portal.web.tenancy import current_actor
+
+_BACKWARD = (StateRole.REJECTED, StateRole.CANCELLED, StateRole.DISPUTE)
+# The diagram's state boxes (SVG units; the editor's positions are their corners).
+BOX_W, BOX_H = 150, 40
+
+
+def _edges(graph: Graph) -> list[tuple[float, float, float, float]]:
+    """Each transition as a segment from box edge to box edge, so arrowheads show."""
+
+    def clip(cx: float, cy: float, dx: float, dy: float) -> tuple[float, float]:
+        # Where the ray from a box's centre along (dx, dy) leaves the box.
+        scale = min(
+            (BOX_W / 2) / abs(dx) if dx else float("inf"),
+            (BOX_H / 2) / abs(dy) if dy else float("inf"),
+        )
+        return cx + dx * scale, cy + dy * scale
+
+    segments = []
+    seen: set[tuple[str, str]] = set()
+    for t in graph.transitions:
+        a, b = graph.state(t.from_state), graph.state(t.to_state)
+        if a is None or b is None or (t.from_state, t.to_state) in seen:
+            continue
+        seen.add((t.from_state, t.to_state))
+        ax, ay = a.x + BOX_W / 2, a.y + BOX_H / 2
+        bx, by = b.x + BOX_W / 2, b.y + BOX_H / 2
+        dx, dy = bx - ax, by - ay
+        if not dx and not dy:
+            continue
+        segments.append((*clip(ax, ay, dx, dy), *clip(bx, by, -dx, -dy)))
+    return segments
+
+
+def _page(reference: str, status: int = 200):  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    document = services.get_document(actor, reference)
+    actions = services.available_transitions(actor, reference)
+    graph = document.graph
+    state = graph.state(document.state)
+
+    def label(key: str) -> str:
+        found = graph.transition(document.state, key)
+        return found.labels.text(actor.locale) if found else key
+
+    waiting = services.waiting_for(actor, reference)
+    allowed = [(a, label(a.key)) for a in actions if a.allowed]
+    # The main button moves the document forward; rejecting, withdrawing or disputing
+    # never sits where a hurried click lands.
+    forward = [
+        a.key
+        for a, _text in allowed
+        if (target := graph.state(a.to_state)) is not None and target.role not in _BACKWARD
+    ]
+    # Others' actions grouped by who holds them: "Approve / Reject — waiting for: Nurul".
+    by_holders: dict[tuple[str, ...], list[str]] = {}
+    for a in actions:
+        if not a.allowed and waiting.get(a.key):
+            by_holders.setdefault(tuple(waiting[a.key]), []).append(label(a.key))
+    return (
+        render_template(
+            "documents/detail.html",
+            document=document,
+            state=state,
+            allowed=allowed,
+            edges=_edges(graph),
+            box=(BOX_W, BOX_H),
+            primary=forward[0] if forward else None,
+            comment_required_for=[text for a, text in allowed if a.comment_required],
+            pending=[(" / ".join(texts), names) for names, texts in by_holders.items()],
+            history=services.history(actor, reference),
+            chain=services.verify_history(actor, reference),
+            may_edit=(
+                state is not None
+                and state.role == StateRole.DRAFT
+                and actor.member_id == document.requester_id
+            ),
+        ),
+        status,
+    )
+
+
+@bp.get("/<reference>")
+@login_required
+def detail(reference: str):  # type: ignore[no-untyped-def]
+    return _page(reference)
+
+
+@bp.post("/<reference>/transition")
+@login_required
+def transition(reference: str):  # type: ignore[no-untyped-def]
+    """A plain form post (htmx or not): the pressed button names the transition, a
+    hidden field the state the page showed, and the shared comment rides along."""
+    key = request.form.get("transition", "")
+    seen_state = request.form.get("seen_state", "")
+    comment = request.form.get("comment", "")
+    try:
+        moved = services.transition_document(
+            current_actor(),
+            reference,
+            key,
+            seen_state=seen_state,
+            comment=comment[:4000],
+            request_id=request.headers.get("X-Request-Id"),
+        )
+    except NotFound:
+        raise
+    except DomainError as refused:
+        if refused.code == "stale_state":
+            flash(
+                _("Someone acted on this document before you: here it is as it stands now."),
+                "warning",
+            )
+        else:
+            flash(message_for(refused), "error")
+        return _page(reference, status_for(refused))
+    label = moved.document.graph.state(moved.document.state)
+    flash(
+        _(
+            "Done: the document is now “%(state)s”.",
+            state=label.labels.text(current_actor().locale) if label else moved.document.state,
+        ),
+        "success",
+    )
+    return redirect(url_for("documents.detail", reference=reference))

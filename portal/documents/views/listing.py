@@ -1,0 +1,195 @@
+"""My documents, the new-document form and the draft editor.
+
+Any member may use these pages: the tenancy hook has already answered 404 to anyone who
+is not a member of the organization in the URL, and the services scope every read to
+the actor (a document the actor may not see does not exist).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import flash, redirect, render_template, request, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
+from flask_login import login_required
+
+from portal.documents import services
+from portal.documents.forms import (
+    DocumentForm,
+    declared_inputs,
+    document_form,
+    field_values,
+    initial_data,
+    input_name,
+)
+from portal.documents.views import bp
+from portal.domain.errors import DomainError
+from portal.domain.graph import Graph
+from portal.flows import services as flows
+from portal.web.forms import attach_error
+from portal.web.messages import message_for
+from portal.web.tenancy import current_actor
+
+PER_PAGE = 25
+
+
+def _locale() -> str:
+    return str(get_locale())
+
+
+def detail_url(reference: str) -> str:
+    return url_for("documents.detail", reference=reference)
+
+
+def _state_label(graph: Graph, state: str) -> str:
+    found = graph.state(state)
+    return found.labels.text(_locale()) if found is not None else state
+
+
+def _attach(form: DocumentForm, error: DomainError) -> None:
+    """Each refusal beside its input: ``fields.<key>`` names a generated one."""
+    if isinstance(error, services.FieldErrors):
+        form.form_errors.append(message_for(error))
+        for each in error.errors:
+            _attach(form, each)
+        return
+    if error.field and error.field.startswith("fields."):
+        name = input_name(error.field.removeprefix("fields."))
+        if name in form:
+            form[name].errors = [*form[name].errors, message_for(error)]
+            return
+    attach_error(form, error)
+
+
+# --- my documents -----------------------------------------------------------------------
+
+
+@bp.get("/")
+@login_required
+def index():  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    kind = request.args.get("kind", "").strip() or None
+    state = request.args.get("state", "").strip() or None
+    page = request.args.get("page", 1, type=int)
+    startable = services.startable_kinds(actor)
+    listed = services.list_my_documents(actor, kind=kind, state=state, page=page, per_page=PER_PAGE)
+    locale = _locale()
+    rows = []
+    for row in listed.rows:
+        graph = flows.get_version(actor, row.kind, row.version).graph
+        rows.append(
+            {
+                "row": row,
+                "url": detail_url(row.reference),
+                "kind_label": graph.labels.text(locale) or row.kind,
+                "state_label": _state_label(graph, row.state),
+            }
+        )
+    # The states to filter by: those of the chosen kind's current flow, else of all.
+    states: dict[str, str] = {}
+    for k in startable:
+        if kind in (None, k.kind):
+            for s in flows.get_version(actor, k.kind, k.version).graph.states:
+                states.setdefault(s.key, s.labels.text(locale))
+    return render_template(
+        "documents/list.html",
+        page=listed,
+        rows=rows,
+        startable=startable,
+        kinds=[(k.kind, k.labels.text(locale) or k.kind) for k in startable],
+        states=sorted(states.items(), key=lambda item: item[1].lower()),
+        chosen_kind=kind or "",
+        chosen_state=state or "",
+        filtered=bool(kind or state),
+    )
+
+
+# --- a new document ---------------------------------------------------------------------
+
+
+def _form_page(form: DocumentForm, graph: Graph, status: int = 200, **context: Any):  # type: ignore[no-untyped-def]
+    return (
+        render_template(
+            "documents/form.html",
+            form=form,
+            declared=declared_inputs(form, graph),
+            kind_label=graph.labels.text(_locale()) or graph.kind,
+            **context,
+        ),
+        status,
+    )
+
+
+@bp.route("/new/<kind>", methods=["GET", "POST"])
+@login_required
+def new(kind: str):  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    setup = services.new_document_setup(actor, kind)
+    form = document_form(setup.graph, _locale())
+    page = {"currency": setup.currency, "action": url_for(".new", kind=setup.kind)}
+    if not form.validate_on_submit():
+        return _form_page(form, setup.graph, 422 if form.is_submitted() else 200, **page)
+    try:
+        created = services.create_document(
+            actor,
+            kind=setup.kind,
+            title=form.title.data or "",
+            amount=form.amount.data,
+            description=form.description.data or "",
+            fields=field_values(form, setup.graph),
+        )
+    except DomainError as error:
+        _attach(form, error)
+        return _form_page(form, setup.graph, 422, **page)
+    flash(_("%(reference)s saved as a draft.", reference=created.reference), "success")
+    return redirect(detail_url(created.reference))
+
+
+# --- editing a draft --------------------------------------------------------------------
+
+
+@bp.route("/<reference>/edit", methods=["GET", "POST"])
+@login_required
+def edit(reference: str):  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    document = services.get_document(actor, reference)
+    if document.requester_id != actor.member_id:
+        # Visible to them (an approver, an admin) but not theirs to edit.
+        raise DomainError("not_requester")
+    graph = document.graph
+    form = document_form(graph, _locale(), data=initial_data(document))
+    page = {
+        "currency": document.currency,
+        "action": url_for(".edit", reference=document.reference),
+        "document": document,
+        "detail": detail_url(document.reference),
+        "frozen": not document.is_draft,
+    }
+    if not document.is_draft:
+        form.form_errors.append(_frozen(graph, document.state))
+        status = 409 if form.is_submitted() else 200
+        return _form_page(form, graph, status, **page)
+    if not form.validate_on_submit():
+        return _form_page(form, graph, 422 if form.is_submitted() else 200, **page)
+    try:
+        services.update_document(
+            actor,
+            document.reference,
+            title=form.title.data or "",
+            description=form.description.data or "",
+            amount=form.amount.data,
+            fields=field_values(form, graph),
+        )
+    except DomainError as error:
+        if error.code == "document_frozen":  # it moved on while the form was open
+            form.form_errors.append(_frozen(graph, str(error.params.get("state", ""))))
+            return _form_page(form, graph, 409, **{**page, "frozen": True})
+        _attach(form, error)
+        return _form_page(form, graph, 422, **page)
+    flash(_("Your changes to %(reference)s are saved.", reference=document.reference), "success")
+    return redirect(detail_url(document.reference))
+
+
+def _frozen(graph: Graph, state: str) -> str:
+    return message_for(DomainError("document_frozen", state=_state_label(graph, state)))
