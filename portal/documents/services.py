@@ -30,6 +30,7 @@ from portal.core.uow import unit_of_work
 from portal.documents.models import (
     Decision,
     Document,
+    Notification,
     ReferenceCounter,
     Task,
     TaskStatus,
@@ -1051,3 +1052,68 @@ def list_my_documents(
             .offset((page - 1) * per_page)
         ).all()
     return Page([DocumentRow(*row) for row in rows], total, page, pages)
+
+
+# --- notifications -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NotificationView:
+    id: int
+    code: str
+    params: dict[str, Any]
+    reference: str | None
+    created_at: datetime
+    read: bool
+
+
+NOTIFICATIONS_SHOWN = 50
+
+
+def list_notifications(actor: Actor) -> list[NotificationView]:
+    """The member's latest notifications, newest first."""
+    with _scoped(actor) as uow:
+        rows = uow.session.scalars(
+            select(Notification)
+            .where(Notification.member_id == actor.member_id)
+            .order_by(Notification.created_at.desc(), Notification.id.desc())
+            .limit(NOTIFICATIONS_SHOWN)
+        ).all()
+        return [
+            NotificationView(
+                n.id,
+                n.code,
+                dict(n.params),
+                n.params.get("reference"),
+                n.created_at,
+                n.read_at is not None,
+            )
+            for n in rows
+        ]
+
+
+def count_unread_notifications(actor: Actor) -> int:
+    with _scoped(actor) as uow:
+        return (
+            uow.session.scalar(
+                select(func.count(Notification.id)).where(
+                    Notification.member_id == actor.member_id, Notification.read_at.is_(None)
+                )
+            )
+            or 0
+        )
+
+
+def mark_notifications_read(actor: Actor, ids: list[int] | None = None) -> int:
+    """Mark the member's notifications read: the given ones, or all of them. Another
+    member's ids are simply not theirs to mark (nothing happens)."""
+    with _scoped(actor) as uow:
+        stmt = (
+            update(Notification)
+            .where(Notification.member_id == actor.member_id, Notification.read_at.is_(None))
+            .values(read_at=clock.now())
+            .execution_options(synchronize_session=False)
+        )
+        if ids is not None:
+            stmt = stmt.where(Notification.id.in_([i for i in ids if 0 < i < 2**63]))
+        return uow.session.execute(stmt).rowcount

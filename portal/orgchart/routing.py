@@ -7,7 +7,7 @@ them. One unit of work per public call.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -323,3 +323,33 @@ def preview_route(
         units=units,
         seat_of=seat_of,
     )
+
+
+def gap_params(actor: Actor | SystemActor, gap: Mapping[str, object]) -> dict[str, object]:
+    """The names a gap's sentence needs (``gap_<reason>`` in the messages): the seat,
+    the member, the unit or the role it is about — for a refusal to read plainly."""
+    params: dict[str, object] = {}
+    with _scoped(actor) as uow:
+        s = uow.session
+        position_id = gap.get("position_id")
+        if isinstance(position_id, int):
+            seat = s.execute(
+                select(Position.code, Position.title).where(Position.id == position_id)
+            ).first()
+            params["position"] = f"{seat.code} — {seat.title}" if seat else f"#{position_id}"
+        member_id = gap.get("member_id")
+        if isinstance(member_id, int):
+            name = s.scalar(
+                select(User.name)
+                .join(Membership, Membership.user_id == User.id)
+                .where(Membership.id == member_id)
+            )
+            params["member"] = name or f"#{member_id}"
+        unit_id = gap.get("unit_id")
+        if isinstance(unit_id, int):
+            params["unit"] = (
+                s.scalar(select(OrgUnit.name).where(OrgUnit.id == unit_id)) or f"#{unit_id}"
+            )
+    if gap.get("role") is not None:
+        params["role"] = gap["role"]
+    return params

@@ -10,6 +10,7 @@ from flask import Flask, g
 from flask_login import current_user
 
 from portal.accounts.services import list_my_organizations
+from portal.documents.services import count_unread_notifications
 from portal.inbox.queries import count_open_tasks
 
 log = logging.getLogger(__name__)
@@ -40,4 +41,16 @@ def init_nav(app: Flask) -> None:
                         log.warning("inbox count unavailable", exc_info=True)
             return g.inbox_count
 
-        return {"my_orgs": my_orgs, "inbox_count": inbox_count}
+        def unread_count() -> int | None:
+            """Unread notifications for the bell, with the same care as the inbox badge."""
+            if "unread_count" not in g:
+                g.unread_count = None
+                actor = g.get("actor")
+                if actor is not None and current_user.is_authenticated:
+                    try:
+                        g.unread_count = count_unread_notifications(actor)
+                    except Exception:  # the bell must never fail the page
+                        log.warning("notification count unavailable", exc_info=True)
+            return g.unread_count
+
+        return {"my_orgs": my_orgs, "inbox_count": inbox_count, "unread_count": unread_count}

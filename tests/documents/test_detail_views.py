@@ -135,3 +135,27 @@ def test_a_post_without_its_csrf_token_is_refused(app, people):
     )
     assert refused.status_code == 400
     assert documents.get_document(people("nurul"), doc.reference).state == "pending_review"
+
+
+def test_a_submission_nobody_could_decide_is_refused_in_plain_words(app, people):
+    from portal.accounts import services as accounts
+    from portal.domain.actor import SystemActor
+
+    siti = people("siti")
+    system = SystemActor(org_id=siti.org_id, org_slug="acme")
+    accounts.create_user("newbie@acme.example", "Nadia Newbie", DEMO_PASSWORD)
+    accounts.create_member(system, email="newbie@acme.example", name="Nadia Newbie")  # type: ignore[arg-type]
+    newbie = people("newbie")  # a member with no seat yet: no superior, no unit
+    doc = documents.create_document(
+        newbie, kind="expense_claim", title="Lunch", amount=Decimal("25.00"), fields=FIELDS
+    )
+    browser, token = _browser(app, "newbie")
+    refused = browser.post(
+        f"/o/acme/documents/{doc.reference}/transition",
+        data={"transition": "submit", "seen_state": "draft", "csrf_token": token},
+    )
+    assert refused.status_code == 422
+    html = refused.get_data(as_text=True)
+    assert "This cannot go ahead: nobody could decide it at “Reviewed”." in html
+    assert "Nadia Newbie has no primary position" in html
+    assert documents.get_document(newbie, doc.reference).state == "draft"

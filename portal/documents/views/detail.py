@@ -4,6 +4,8 @@ waiting for, and the history with the approver set each decision considered."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from flask import flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import login_required
@@ -12,6 +14,7 @@ from portal.documents import services
 from portal.documents.views import bp
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import Graph, StateRole
+from portal.orgchart import routing
 from portal.web.errors import status_for
 from portal.web.messages import message_for
 from portal.web.tenancy import current_actor
@@ -96,6 +99,22 @@ def _page(reference: str, status: int = 200):  # type: ignore[no-untyped-def]
     )
 
 
+def _gap_refusal(reference: str, refused: DomainError) -> str:
+    """'Nobody could decide it at Reviewed: Siti has no primary position…' in words."""
+    actor = current_actor()
+    graph = services.get_document(actor, reference).graph
+    step = graph.state(str(refused.params.get("state", "")))
+    reason = SimpleNamespace(
+        code=f"gap_{refused.params.get('reason')}",
+        params=routing.gap_params(actor, refused.params),
+    )
+    return _(
+        "This cannot go ahead: nobody could decide it at “%(step)s”. %(reason)s Ask an admin to fix the org chart.",
+        step=step.labels.text(actor.locale) if step else refused.params.get("state", ""),
+        reason=message_for(reason),
+    )
+
+
 @bp.get("/<reference>")
 @login_required
 def detail(reference: str):  # type: ignore[no-untyped-def]
@@ -127,6 +146,8 @@ def transition(reference: str):  # type: ignore[no-untyped-def]
                 _("Someone acted on this document before you: here it is as it stands now."),
                 "warning",
             )
+        elif refused.code == "route_has_gap":
+            flash(_gap_refusal(reference, refused), "error")
         else:
             flash(message_for(refused), "error")
         return _page(reference, status_for(refused))

@@ -1,0 +1,35 @@
+"""The bell: a member's in-app notifications (task assigned, document moved), and
+marking them read."""
+
+from __future__ import annotations
+
+from flask import Blueprint, redirect, render_template, request, url_for
+from flask_login import login_required
+
+from portal.documents import services
+from portal.web.messages import message_for
+from portal.web.tenancy import current_actor
+
+notifications_bp = Blueprint("notifications", __name__, url_prefix="/o/<org>/notifications")
+
+
+@notifications_bp.get("/")
+@login_required
+def index():  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    items = services.list_notifications(actor)
+    return render_template(
+        "documents/notifications.html",
+        items=[(n, message_for(n)) for n in items],
+        unread=sum(1 for n in items if not n.read),
+    )
+
+
+@notifications_bp.post("/read")
+@login_required
+def mark_read():  # type: ignore[no-untyped-def]
+    """One notification (``id``) or, without one, all of them."""
+    raw = request.form.get("id")
+    ids = [int(raw)] if raw and raw.isdigit() else None
+    services.mark_notifications_read(current_actor(), ids)
+    return redirect(url_for("notifications.index"))

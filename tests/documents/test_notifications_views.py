@@ -1,0 +1,64 @@
+"""The bell: delivered notifications listed newest first, each linking to its document,
+marked read one at a time or all at once — and only by their own member."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from portal.core import outbox
+from portal.documents import services as documents
+from tests.documents.test_detail_views import FIELDS, _browser
+
+
+def _notified(people):  # type: ignore[no-untyped-def]
+    siti = people("siti")
+    doc = documents.create_document(
+        siti, kind="expense_claim", title="Hotel", amount=Decimal("300.00"), fields=FIELDS
+    )
+    documents.transition_document(siti, doc.reference, "submit", seen_state="draft")
+    assert outbox.dispatch_outbox(siti.org_id) == 1
+    return doc
+
+
+def test_a_delivered_notification_rings_the_bell_and_links_to_its_document(app, people):
+    doc = _notified(people)
+    nurul, _ = _browser(app, "nurul")
+    home = nurul.get("/o/acme/").get_data(as_text=True)
+    assert re.search(r'data-testid="unread-badge"[^>]*>1<', home)
+    page = nurul.get("/o/acme/notifications/").get_data(as_text=True)
+    assert f"{doc.reference} is waiting for your decision." in page
+    assert f'href="/o/acme/documents/{doc.reference}"' in page
+
+    siti, _ = _browser(app, "siti")  # her own submission tells her nothing
+    assert "unread-badge" not in siti.get("/o/acme/").get_data(as_text=True)
+
+
+def test_notifications_are_marked_read_by_their_member_only(app, people):
+    _notified(people)
+    nurul = people("nurul")
+    (item,) = documents.list_notifications(nurul)
+
+    siti, siti_token = _browser(app, "siti")
+    siti.post("/o/acme/notifications/read", data={"id": str(item.id), "csrf_token": siti_token})
+    assert documents.count_unread_notifications(nurul) == 1  # not hers to mark
+
+    browser, token = _browser(app, "nurul")
+    assert browser.post("/o/acme/notifications/read", data={"id": str(item.id)}).status_code == 400
+    done = browser.post(
+        "/o/acme/notifications/read", data={"id": str(item.id), "csrf_token": token}
+    )
+    assert done.status_code == 302
+    assert documents.count_unread_notifications(nurul) == 0
+    assert "unread-badge" not in browser.get("/o/acme/").get_data(as_text=True)
+
+
+def test_mark_all_as_read_clears_the_bell(app, people):
+    _notified(people)
+    _notified(people)
+    nurul = people("nurul")
+    assert documents.count_unread_notifications(nurul) == 2
+    browser, token = _browser(app, "nurul")
+    browser.post("/o/acme/notifications/read", data={"csrf_token": token})
+    assert documents.count_unread_notifications(nurul) == 0
+    assert [n.read for n in documents.list_notifications(nurul)] == [True, True]
