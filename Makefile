@@ -29,7 +29,7 @@ translations: $(VENV)/.stamp-install
 
 # Extract, merge into every catalogue, compile. Translate the new msgids, then commit the .po files.
 i18n: $(VENV)/.stamp-install
-	$(PYBABEL) -q extract -F translations/babel.cfg -k _l -k N_ -k N_plural:1,2 --no-location --sort-output \
+	$(PYBABEL) -q extract -F translations/babel.cfg -k _l -k _lp:1c,2 -k N_ -k N_plural:1,2 --no-location --sort-output \
 		--project=Countersign -o translations/messages.pot .
 	for l in en $(LOCALES); do \
 		if [ -f translations/$$l/LC_MESSAGES/messages.po ]; then \

@@ -243,3 +243,41 @@ def bench_transitions_command(count: int) -> None:
     click.echo(f"{'engine (service layer)':<28}{figures.engine_per_second:>10.1f} /s")
     click.echo(f"{'hand-written SQL loop':<28}{figures.raw_per_second:>10.1f} /s")
     click.echo(f"{'ratio engine / hand-written':<28}{figures.ratio:>10.2f}")
+
+
+@bench.command("inbox")
+@click.option("--organizations", default=1001, show_default=True, type=click.IntRange(1, 100_000))
+@click.option("--per-org", default=1000, show_default=True, type=click.IntRange(1, 100_000))
+@click.option("--member-tasks", default=250, show_default=True, type=click.IntRange(200, 100_000))
+@click.option("--rounds", default=100, show_default=True, type=click.IntRange(5, 10_000))
+@click.option("--keep", is_flag=True, help="Leave the generated data for the next run.")
+def bench_inbox_command(
+    organizations: int, per_org: int, member_tasks: int, rounds: int, keep: bool
+) -> None:
+    """The inbox page's server time over a million tasks, beside a bare render."""
+    from dataclasses import replace
+
+    from portal.app import create_app
+    from portal.config import Settings
+    from portal.inbox.bench import bench_inbox
+
+    settings = replace(Settings.from_env(), embedded_worker=False)
+    app = create_app(settings)
+    with app.app_context():
+        f = bench_inbox(
+            app,
+            organizations=organizations,
+            per_org=per_org,
+            member_tasks=member_tasks,
+            rounds=rounds,
+            keep=keep,
+            progress=click.echo,
+        )
+    click.echo(
+        f"inbox of a member with {f.member_tasks} open tasks, {f.tasks:,} tasks in"
+        f" {f.organizations:,} organizations on {settings.database_url.split('://', 1)[0]}"
+    )
+    click.echo(f"{'':<26}{'median ms':>10}{'p95 ms':>10}")
+    click.echo(f"{'inbox page':<26}{f.inbox_median_ms:>10.1f}{f.inbox_p95_ms:>10.1f}")
+    click.echo(f"{'bare render, same rows':<26}{f.bare_median_ms:>10.1f}{f.bare_p95_ms:>10.1f}")
+    click.echo(f"{'p95 ratio inbox / bare':<26}{f.ratio:>20.2f}")

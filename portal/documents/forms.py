@@ -13,6 +13,7 @@ from typing import Any
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from flask_babel import lazy_pgettext as _lp
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, DateField, SelectField, StringField, TextAreaField
 from wtforms.fields import SelectChoice
@@ -79,7 +80,8 @@ class OptionalDateField(DateField):
 
 class DocumentForm(FlaskForm):
     title = StringField(
-        _l("Title"), render_kw={"maxlength": 200, "required": True, "aria-required": "true"}
+        _lp("document", "Title"),
+        render_kw={"maxlength": 200, "required": True, "aria-required": "true"},
     )
     description = TextAreaField(_l("Description"), render_kw={"rows": 4})
     amount = AmountField(

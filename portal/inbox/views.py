@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from urllib.parse import quote
 
 from flask import Blueprint, abort, render_template, request, url_for
-from flask_babel import format_timedelta, get_locale
+from flask_babel import get_locale
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import login_required
 
@@ -23,6 +25,7 @@ from portal.domain.errors import DomainError
 from portal.inbox import queries
 from portal.inbox.queries import InboxRow
 from portal.web.errors import status_for
+from portal.web.i18n import format_elapsed
 from portal.web.messages import message_for
 from portal.web.tenancy import current_actor
 
@@ -84,6 +87,9 @@ def _due(row: InboxRow, now: datetime) -> str | None:
 
 def _lines(actor: Actor, page: queries.InboxPage, checked: set[str]) -> list[Line]:
     now, locale = clock.now(), _locale()
+    # One url_for for the page, not one per row: building a URL costs more than the row.
+    marker = "__reference__"
+    link = _document_url(actor, marker)
     lines = []
     for row in page.rows:
         value = f"{row.reference}|{row.state}"
@@ -91,14 +97,23 @@ def _lines(actor: Actor, page: queries.InboxPage, checked: set[str]) -> list[Lin
             Line(
                 row=row,
                 value=value,
-                url=_document_url(actor, row.reference),
+                url=link.replace(marker, quote(row.reference, safe="")),
                 state_label=_state_label(row, row.state, locale),
-                age=format_timedelta(now - row.state_entered_at, add_direction=False),
+                age=format_elapsed(now - row.state_entered_at),
                 due=_due(row, now),
                 checked=value in checked,
             )
         )
     return lines
+
+
+def _row_texts() -> dict[str, str]:
+    """The words every row repeats, translated once per page rather than once per row."""
+    return {
+        "select": _("Select %(reference)s"),
+        "overdue": _("overdue"),
+        "today": _("due today"),
+    }
 
 
 def _parse_items(values: list[str]) -> list[tuple[str, str]]:
@@ -126,6 +141,7 @@ def _page(
         render_template(
             "inbox/index.html",
             lines=lines,
+            texts=_row_texts(),
             more=page.more,
             # Checked rows that have left the inbox since: still shown, still checked.
             gone=sorted(v for v in checked if v not in shown),
@@ -157,6 +173,7 @@ def rows():  # type: ignore[no-untyped-def]
     return render_template(
         "inbox/_rows.html",
         lines=lines,
+        texts=_row_texts(),
         more=page.more,
         gone=sorted(v for v in checked if v not in shown),
         oob=True,
