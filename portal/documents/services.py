@@ -898,6 +898,19 @@ class BulkOutcome:
     refusal: DomainError | None = None
 
 
+def check_bulk(items: list[tuple[str, str]]) -> None:
+    """A bulk request's whole-request refusals: empty, over the limit, or naming one
+    document twice. (A page that splits a selection checks the whole of it first.)"""
+    if not items:
+        raise DomainError("bulk_empty")
+    if len(items) > BULK_LIMIT:
+        raise DomainError("bulk_too_large", limit=BULK_LIMIT, num=len(items))
+    references = [reference for reference, _ in items]
+    repeated = sorted({r for r in references if references.count(r) > 1})
+    if repeated:
+        raise DomainError("bulk_duplicates", references=", ".join(repeated[:5]))
+
+
 def bulk_transition(
     actor: Actor,
     items: list[tuple[str, str]],
@@ -910,14 +923,7 @@ def bulk_transition(
     as one document, once per document, each in its own transaction, with one outcome
     each. A refused document does not disturb the others, and replaying the request is
     harmless (the second attempt meets ``stale_state``)."""
-    if not items:
-        raise DomainError("bulk_empty")
-    if len(items) > BULK_LIMIT:
-        raise DomainError("bulk_too_large", limit=BULK_LIMIT, num=len(items))
-    references = [reference for reference, _ in items]
-    repeated = sorted({r for r in references if references.count(r) > 1})
-    if repeated:
-        raise DomainError("bulk_duplicates", references=", ".join(repeated[:5]))
+    check_bulk(items)
     outcomes = []
     for reference, seen_state in items:
         try:

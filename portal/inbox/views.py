@@ -201,7 +201,7 @@ def bulk():  # type: ignore[no-untyped-def]
     comment = request.form.get("comment", "")[:MAX_COMMENT]
     items = _parse_items(values)
     try:
-        _check_whole(items)
+        documents.check_bulk(items)
     except DomainError as refused:
         return _page(
             checked=set(values[:MAX_KEPT]),
@@ -253,17 +253,3 @@ def bulk():  # type: ignore[no-untyped-def]
         comment=comment if failed else "",
         outcomes=merged,
     )
-
-
-def _check_whole(items: list[tuple[str, str]]) -> None:
-    """The service's whole-request refusals (empty, over the limit, a repeated
-    document), checked once on the whole selection: approving splits it into one call
-    per transition, and each part alone could pass."""
-    if not items:
-        raise DomainError("bulk_empty")
-    if len(items) > documents.BULK_LIMIT:
-        raise DomainError("bulk_too_large", limit=documents.BULK_LIMIT, num=len(items))
-    references = [reference for reference, _ in items]
-    repeated = sorted({r for r in references if references.count(r) > 1})
-    if repeated:
-        raise DomainError("bulk_duplicates", references=", ".join(repeated[:5]))
