@@ -50,6 +50,8 @@ _OPEN_TASKS = (
         _DOC.c.state,
         _DOC.c.state_entered_at,
         _USER.c.name.label("requester_name"),
+        # Every open task of the member, before the LIMIT: the nav badge's number.
+        func.count().over().label("total"),
     )
     .join_from(_TASK, _DOC, (_DOC.c.org_id == _TASK.c.org_id) & (_DOC.c.id == _TASK.c.document_id))
     .join(_MEMBER, (_MEMBER.c.org_id == _DOC.c.org_id) & (_MEMBER.c.id == _DOC.c.requester_id))
@@ -65,6 +67,9 @@ _OPEN_TASKS = (
         _TASK.c.created_at,
         _TASK.c.id,
     )
+    # At most two tasks per document (two gate states among its exits), so twice the
+    # page plus one row always tells whether there are more documents than shown.
+    .limit(bindparam("rows"))
 )
 _COUNT_OPEN = select(func.count()).select_from(_TASK).where(_MINE)
 # The transitions the member's task on each document in the state the page showed
@@ -111,6 +116,8 @@ class InboxPage:
     rows: list[InboxRow]
     # True when there are more open tasks than ``limit``: the page says "200+".
     more: bool
+    # All the member's open tasks (what the nav badge counts).
+    total: int = 0
 
 
 def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT) -> InboxPage:
@@ -118,11 +125,13 @@ def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT) -> InboxPage:
     with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
         session = uow.session
         result = session.connection().execute(
-            _OPEN_TASKS, {"org": actor.org_id, "member": actor.member_id}
+            _OPEN_TASKS, {"org": actor.org_id, "member": actor.member_id, "rows": 2 * limit + 1}
         )
         rows: dict[int, InboxRow] = {}
         more = False
+        total = 0
         for task in result:
+            total = task.total
             known = rows.get(task.document_id)
             if known is not None:
                 # Two tasks on one document (two gate states among its exits): one row,
@@ -150,7 +159,7 @@ def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT) -> InboxPage:
                 graph=graph,
             )
         result.close()
-        return InboxPage(list(rows.values()), more)
+        return InboxPage(list(rows.values()), more, total)
 
 
 def count_open_tasks(actor: Actor) -> int:

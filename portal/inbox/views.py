@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import quote
 
-from flask import Blueprint, abort, render_template, request, url_for
+from flask import Blueprint, abort, g, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -134,6 +134,7 @@ def _page(
 ):  # type: ignore[no-untyped-def]
     actor = current_actor()
     page = queries.open_tasks(actor)
+    g.inbox_count = page.total  # the nav badge: no second count on this page
     checked = checked or set()
     lines = _lines(actor, page, checked)
     shown = {line.value for line in lines}
