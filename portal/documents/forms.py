@@ -130,7 +130,11 @@ def document_form(graph: Graph, locale: str, *, data: dict[str, Any] | None = No
 
     for spec in graph.fields:
         setattr(_Form, input_name(spec.key), _input_for(spec, locale))
-    return _Form(data=data or {})
+    form = _Form(data=data or {})
+    # Marked like the flow's required fields, so every required input says so.
+    for always in (form.title, form.amount):
+        always.label.text = _("%(label)s (required)", label=always.label.text)
+    return form
 
 
 def declared_inputs(form: DocumentForm, graph: Graph) -> list[Any]:
