@@ -126,8 +126,9 @@ def expense_claim(base_currency: str) -> Graph:
             "disputed",
             _l("Disputed", "有争议", "Dipertikaikan"),
             StateRole.DISPUTE,
+            # Below the line, beside Rejected: "uphold" then crosses no other state.
             1140,
-            20,
+            420,
         ),
     )
     submit = _go(
