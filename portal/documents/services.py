@@ -22,6 +22,7 @@ from sqlalchemy import bindparam, case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from portal.accounts.lookups import member_names
 from portal.accounts.models import Membership, Organization, User
 from portal.core import outbox
 from portal.core.clock import clock
@@ -39,13 +40,11 @@ from portal.domain import engine
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import DocumentField, FieldType, Graph, StateRole
+from portal.domain.money import MAX_AMOUNT, check_amount
 from portal.domain.orgchart import ChartSnapshot
 from portal.flows import services as flows
 from portal.orgchart.routing import load_chart
 
-# 15 significant digits (11 + 4 decimals): exact even where SQLite stores a float.
-MAX_AMOUNT = Decimal("1e11")
-MAX_DECIMALS = 4
 MAX_TEXT_FIELD = 2000
 PREFIXES = {"expense_claim": "EXP", "purchase_request": "PUR", "leave_request": "LVE"}
 
@@ -72,16 +71,6 @@ def reference_prefix(kind: str) -> str:
     words = [w for w in kind.split("_") if w]
     letters = "".join(w[0] for w in words) if len(words) > 1 else kind
     return letters[:3].upper()
-
-
-def check_amount(amount: Decimal, *, field: str = "amount") -> Decimal:
-    if not amount.is_finite() or amount >= MAX_AMOUNT:
-        raise DomainError("amount_invalid", field=field)
-    if amount < 0:
-        raise DomainError("amount_negative", field=field)
-    if amount != amount.quantize(Decimal(1).scaleb(-MAX_DECIMALS)):
-        raise DomainError("amount_too_precise", field=field, places=MAX_DECIMALS)
-    return amount
 
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -423,12 +412,8 @@ def create_document(
         )
         s.add(doc)
         s.flush()
-        name = s.scalar(
-            select(User.name)
-            .join(Membership, Membership.user_id == User.id)
-            .where(Membership.id == actor.member_id)
-        )
-        return _view(s, actor.org_id, _Loaded(doc, name or "", {}))
+        name = member_names(s, [actor.member_id]).get(actor.member_id, "")
+        return _view(s, actor.org_id, _Loaded(doc, name, {}))
 
 
 def update_document(
@@ -770,17 +755,6 @@ class HistoryEntry:
     hash: str
 
 
-def _names(session: Session, ids: set[int]) -> dict[int, str]:
-    if not ids:
-        return {}
-    rows = session.execute(
-        select(Membership.id, User.name)
-        .join(User, User.id == Membership.user_id)
-        .where(Membership.id.in_(ids))
-    )
-    return {member_id: name for member_id, name in rows}
-
-
 def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
     with _scoped(actor) as uow:
         s = uow.session
@@ -791,7 +765,7 @@ def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
         ids = {r.actor_id for r in rows if r.actor_id is not None}
         ids |= {r.authority_member_id for r in rows if r.authority_member_id is not None}
         ids |= {m for r in rows for m in r.eligible}
-        names = _names(s, ids)
+        names = member_names(s, ids)
     return [
         HistoryEntry(
             seq=r.seq,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -22,7 +21,8 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from portal.accounts.models import Membership, Organization, User
+from portal.accounts.lookups import member_names
+from portal.accounts.models import Membership, Organization
 from portal.core.cache import LruCache
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work
@@ -168,18 +168,6 @@ def _base_currency(session: Session, org_id: int) -> str:
     return currency
 
 
-def _member_names(session: Session, member_ids: Iterable[int | None]) -> dict[int, str]:
-    ids = {m for m in member_ids if m is not None}
-    if not ids:
-        return {}
-    rows = session.execute(
-        select(Membership.id, User.name)
-        .join(User, User.id == Membership.user_id)
-        .where(Membership.id.in_(ids))
-    )
-    return {member_id: name for member_id, name in rows}
-
-
 def _validate_in(session: Session, org_id: int, graph: Graph) -> list[Violation]:
     """The pure rules, then the checks that need this organization's data."""
     violations = validate(graph, base_currency=_base_currency(session, org_id))
@@ -213,7 +201,7 @@ def _latest(session: Session, kind: str) -> FlowVersion | None:
 
 
 def _version_view(session: Session, row: FlowVersion) -> VersionView:
-    names = _member_names(session, [row.published_by])
+    names = member_names(session, [row.published_by])
     return VersionView(
         kind=row.kind,
         version=row.version,
@@ -233,7 +221,7 @@ def _draft_view(session: Session, org_id: int, row: FlowDraft) -> DraftView:
         graph=graph,
         violations=_validate_in(session, org_id, graph),
         updated_at=row.updated_at,
-        updated_by=_member_names(session, [row.updated_by]).get(row.updated_by)
+        updated_by=member_names(session, [row.updated_by]).get(row.updated_by)
         if row.updated_by
         else None,
     )
@@ -362,7 +350,7 @@ def list_versions(actor: Actor, kind: str) -> list[VersionSummary]:
             .where(FlowVersion.kind == kind)
             .order_by(FlowVersion.version.desc())
         ).all()
-        names = _member_names(uow.session, [r.published_by for r in rows])
+        names = member_names(uow.session, [r.published_by for r in rows])
     return [
         VersionSummary(r.version, r.digest, r.published_at, names.get(r.published_by)) for r in rows
     ]
@@ -550,7 +538,7 @@ def describe_references(actor: Actor, graph: Graph) -> References:
     position_ids = {g.grantee.position for g in graph.grants if g.grantee.position is not None}
     with _scoped(actor) as uow:
         s = uow.session
-        members = _member_names(s, member_ids)
+        members = member_names(s, member_ids)
         positions = {
             p.id: f"{p.code} — {p.title}"
             for p in (
@@ -635,7 +623,7 @@ def flow_readiness(actor: Actor, *, as_of: date | None = None) -> list[Readiness
             for h in s.scalars(select(PositionHolding))
             if h.covers(day) and h.member_id in active_members
         }
-        names = _member_names(s, [m.id for m in memberships])
+        names = member_names(s, [m.id for m in memberships])
     warnings = [
         ReadinessWarning(kind, 0, -1, None, "readiness_flow_missing", {"kind": kind})
         for kind in seeded.SEEDED_KINDS

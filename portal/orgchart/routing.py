@@ -15,6 +15,7 @@ from decimal import Decimal
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
+from portal.accounts.lookups import member_names
 from portal.accounts.models import Membership, Organization, User
 from portal.core.cache import LruCache
 from portal.core.clock import clock
@@ -23,15 +24,12 @@ from portal.core.uow import unit_of_work
 from portal.domain.actor import Actor, SystemActor, require_admin
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import Grant, Graph, Labels
+from portal.domain.money import check_amount
 from portal.domain.orgchart import ChartSnapshot, Seat, Unit
 from portal.domain.resolution import Resolution, resolve_all
 from portal.domain.routing import Route, route
 from portal.flows import services as flows
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
-
-# 15 significant digits (11 + 4 decimals): exact even where SQLite stores a float.
-MAX_AMOUNT = Decimal("1e11")
-MAX_DECIMALS = 4
 
 
 def _scoped(actor: Actor | SystemActor):  # type: ignore[no-untyped-def]
@@ -228,16 +226,6 @@ def _base_currency(session: Session, org_id: int) -> str:
     ).one()
 
 
-def _check_amount(amount: Decimal) -> Decimal:
-    if not amount.is_finite() or amount >= MAX_AMOUNT:
-        raise DomainError("amount_invalid", field="amount")
-    if amount < 0:
-        raise DomainError("amount_negative", field="amount")
-    if amount != amount.quantize(Decimal(1).scaleb(-MAX_DECIMALS)):
-        raise DomainError("amount_too_precise", field="amount", places=MAX_DECIMALS)
-    return amount
-
-
 def preview_route(
     actor: Actor,
     *,
@@ -250,7 +238,7 @@ def preview_route(
     """Who would approve ``member_id``'s document of ``amount``, step by step, under
     the current version of ``kind`` — and what would strand it."""
     require_admin(actor)
-    _check_amount(amount)
+    check_amount(amount)
     day = on or clock.today()
     try:
         version = flows.current_version(actor, kind)
@@ -298,13 +286,7 @@ def preview_route(
                     unit_ids.add(gap.unit_id)
         seat_of = {m: chart.primary[m] for m in member_ids if m in chart.primary}
         position_ids.update(seat_of.values())
-        names = dict(
-            s.execute(
-                select(Membership.id, User.name)
-                .join(User, User.id == Membership.user_id)
-                .where(Membership.id.in_(member_ids))
-            ).all()
-        )
+        names = member_names(s, member_ids)
     seats = {
         p: SeatName(chart.seats[p].code, chart.seats[p].title, chart.seats[p].unit_id)
         for p in position_ids
@@ -339,12 +321,7 @@ def gap_params(actor: Actor | SystemActor, gap: Mapping[str, object]) -> dict[st
             params["position"] = f"{seat.code} — {seat.title}" if seat else f"#{position_id}"
         member_id = gap.get("member_id")
         if isinstance(member_id, int):
-            name = s.scalar(
-                select(User.name)
-                .join(Membership, Membership.user_id == User.id)
-                .where(Membership.id == member_id)
-            )
-            params["member"] = name or f"#{member_id}"
+            params["member"] = member_names(s, [member_id]).get(member_id, f"#{member_id}")
         unit_id = gap.get("unit_id")
         if isinstance(unit_id, int):
             params["unit"] = (

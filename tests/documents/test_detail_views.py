@@ -127,8 +127,15 @@ def test_a_document_is_not_there_for_who_may_not_see_it(app, people, globex):
 
 
 def test_a_post_without_its_csrf_token_is_refused(app, people):
-    doc = _submitted(people)
-    nurul, _ = _browser(app, "nurul")
+    allowed, doc = _submitted(people), _submitted(people)
+    nurul, token = _browser(app, "nurul")
+    done = nurul.post(
+        f"/o/acme/documents/{allowed.reference}/transition",
+        data={"transition": "review", "seen_state": "pending_review", "csrf_token": token},
+    )
+    assert done.status_code == 302
+    assert documents.get_document(people("nurul"), allowed.reference).state != "pending_review"
+
     refused = nurul.post(
         f"/o/acme/documents/{doc.reference}/transition",
         data={"transition": "review", "seen_state": "pending_review"},

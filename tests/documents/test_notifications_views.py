@@ -36,17 +36,26 @@ def test_a_delivered_notification_rings_the_bell_and_links_to_its_document(app, 
 
 def test_notifications_are_marked_read_by_their_member_only(app, people):
     _notified(people)
+    _notified(people)
     nurul = people("nurul")
-    (item,) = documents.list_notifications(nurul)
-
-    siti, siti_token = _browser(app, "siti")
-    siti.post("/o/acme/notifications/read", data={"id": str(item.id), "csrf_token": siti_token})
-    assert documents.count_unread_notifications(nurul) == 1  # not hers to mark
+    newer, older = documents.list_notifications(nurul)
 
     browser, token = _browser(app, "nurul")
-    assert browser.post("/o/acme/notifications/read", data={"id": str(item.id)}).status_code == 400
     done = browser.post(
-        "/o/acme/notifications/read", data={"id": str(item.id), "csrf_token": token}
+        "/o/acme/notifications/read", data={"id": str(older.id), "csrf_token": token}
+    )
+    assert done.status_code == 302
+    assert documents.count_unread_notifications(nurul) == 1  # hers to mark: one left
+
+    siti, siti_token = _browser(app, "siti")
+    siti.post("/o/acme/notifications/read", data={"id": str(newer.id), "csrf_token": siti_token})
+    assert documents.count_unread_notifications(nurul) == 1  # not hers to mark
+
+    assert browser.post("/o/acme/notifications/read", data={"id": str(newer.id)}).status_code == 400
+    assert documents.count_unread_notifications(nurul) == 1  # no token, no change
+
+    done = browser.post(
+        "/o/acme/notifications/read", data={"id": str(newer.id), "csrf_token": token}
     )
     assert done.status_code == 302
     assert documents.count_unread_notifications(nurul) == 0
