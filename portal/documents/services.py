@@ -713,24 +713,28 @@ def available_transitions(actor: Actor | SystemActor, reference: str) -> list[Av
     with _scoped(actor) as uow:
         s = uow.session
         loaded = _load(s, actor, reference)
-        doc = loaded.doc
-        graph = flows.version_in(s, actor.org_id, doc.kind, doc.version).graph
-        facts = _facts(doc)
-        chart = load_chart(s, clock.today())
-        principal = _principal(actor, chart)
-        tasks = loaded.task_transitions
-        out = []
-        for t in graph.transitions_from(doc.state):
-            refusal: DomainError | None = None
-            try:  # in the pipeline's order: the guard, then authority
-                engine.check_guard(t, facts, principal, locale=actor.locale)
-                engine.authorize(graph, t, facts, principal, chart, task_transitions=tasks)
-            except engine.TransitionRefused as refused:
-                refusal = refused
-            out.append(
-                Available(t.key, t.to_state, refusal is None, t.comment == "required", refusal)
-            )
-        return out
+        graph = flows.version_in(s, actor.org_id, loaded.doc.kind, loaded.doc.version).graph
+        return _available_in(s, actor, loaded, graph)
+
+
+def _available_in(
+    session: Session, actor: Actor | SystemActor, loaded: _Loaded, graph: Graph
+) -> list[Available]:
+    doc = loaded.doc
+    facts = _facts(doc)
+    chart = load_chart(session, clock.today())
+    principal = _principal(actor, chart)
+    tasks = loaded.task_transitions
+    out = []
+    for t in graph.transitions_from(doc.state):
+        refusal: DomainError | None = None
+        try:  # in the pipeline's order: the guard, then authority
+            engine.check_guard(t, facts, principal, locale=actor.locale)
+            engine.authorize(graph, t, facts, principal, chart, task_transitions=tasks)
+        except engine.TransitionRefused as refused:
+            refusal = refused
+        out.append(Available(t.key, t.to_state, refusal is None, t.comment == "required", refusal))
+    return out
 
 
 # --- history -------------------------------------------------------------------------------
@@ -759,13 +763,22 @@ def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
     with _scoped(actor) as uow:
         s = uow.session
         doc = _load(s, actor, reference).doc
-        rows = list(
-            s.scalars(select(Decision).where(Decision.document_id == doc.id).order_by(Decision.seq))
+        return _history_in(s, _decisions(s, doc))
+
+
+def _decisions(session: Session, doc: Any) -> list[Any]:
+    return list(
+        session.scalars(
+            select(Decision).where(Decision.document_id == doc.id).order_by(Decision.seq)
         )
-        ids = {r.actor_id for r in rows if r.actor_id is not None}
-        ids |= {r.authority_member_id for r in rows if r.authority_member_id is not None}
-        ids |= {m for r in rows for m in r.eligible}
-        names = member_names(s, ids)
+    )
+
+
+def _history_in(session: Session, rows: list[Any]) -> list[HistoryEntry]:
+    ids = {r.actor_id for r in rows if r.actor_id is not None}
+    ids |= {r.authority_member_id for r in rows if r.authority_member_id is not None}
+    ids |= {m for r in rows for m in r.eligible}
+    names = member_names(session, ids)
     return [
         HistoryEntry(
             seq=r.seq,
@@ -795,18 +808,21 @@ def waiting_for(actor: Actor | SystemActor, reference: str) -> dict[str, list[st
     requester knows whom they are waiting for."""
     with _scoped(actor) as uow:
         s = uow.session
-        doc = _load(s, actor, reference).doc
-        rows = s.execute(
-            select(Task.transitions, User.name)
-            .join(Membership, Membership.id == Task.assignee_id)
-            .join(User, User.id == Membership.user_id)
-            .where(
-                Task.document_id == doc.id,
-                Task.state == doc.state,
-                Task.status == TaskStatus.OPEN,
-            )
-            .order_by(User.name)
-        ).all()
+        return _waiting_in(s, _load(s, actor, reference).doc)
+
+
+def _waiting_in(session: Session, doc: Any) -> dict[str, list[str]]:
+    rows = session.execute(
+        select(Task.transitions, User.name)
+        .join(Membership, Membership.id == Task.assignee_id)
+        .join(User, User.id == Membership.user_id)
+        .where(
+            Task.document_id == doc.id,
+            Task.state == doc.state,
+            Task.status == TaskStatus.OPEN,
+        )
+        .order_by(User.name)
+    ).all()
     waiting: dict[str, list[str]] = {}
     for keys, name in rows:
         for key in keys:
@@ -828,9 +844,10 @@ def verify_history(actor: Actor | SystemActor, reference: str) -> ChainCheck:
     with _scoped(actor) as uow:
         s = uow.session
         doc = _load(s, actor, reference).doc
-        rows = list(
-            s.scalars(select(Decision).where(Decision.document_id == doc.id).order_by(Decision.seq))
-        )
+        return _chain_check(doc, _decisions(s, doc))
+
+
+def _chain_check(doc: Any, rows: list[Any]) -> ChainCheck:
     prev = engine.GENESIS_HASH
     for expected_seq, row in enumerate(rows, start=1):
         if row.seq != expected_seq or row.prev_hash != prev:
@@ -842,6 +859,34 @@ def verify_history(actor: Actor | SystemActor, reference: str) -> ChainCheck:
     if (doc.chain_seq, doc.chain_hash) != (len(rows), prev):
         return ChainCheck(False, len(rows), min(doc.chain_seq, len(rows) + 1))
     return ChainCheck(True, len(rows))
+
+
+@dataclass(frozen=True)
+class DocumentPage:
+    """Everything the detail page shows, read in one unit of work."""
+
+    document: DocumentView
+    actions: list[Available]
+    waiting: dict[str, list[str]]
+    history: list[HistoryEntry]
+    chain: ChainCheck
+
+
+def document_page(actor: Actor | SystemActor, reference: str) -> DocumentPage:
+    """The document, its exits for this actor, who holds it, and its verified history:
+    one visibility check, one read of the decisions."""
+    with _scoped(actor) as uow:
+        s = uow.session
+        loaded = _load(s, actor, reference)
+        view = _view(s, actor.org_id, loaded)
+        decisions = _decisions(s, loaded.doc)
+        return DocumentPage(
+            document=view,
+            actions=_available_in(s, actor, loaded, view.graph),
+            waiting=_waiting_in(s, loaded.doc),
+            history=_history_in(s, decisions),
+            chain=_chain_check(loaded.doc, decisions),
+        )
 
 
 def count_open_tasks(actor: Actor | SystemActor, reference: str) -> int:

@@ -659,6 +659,27 @@ def test_available_transitions_say_who_may_do_what(people, globex):
     }
 
 
+def test_the_detail_page_read_is_the_separate_reads_in_one_go(people):
+    siti, nurul = people("siti"), people("nurul")
+    doc = _claim(siti)
+    documents.transition_document(siti, doc.reference, "submit", seen_state="draft")
+    page = documents.document_page(nurul, doc.reference)
+    assert page.document == documents.get_document(nurul, doc.reference)
+
+    def exits(actions):  # type: ignore[no-untyped-def]
+        # Refusals are exceptions, which compare by identity: compare their codes.
+        return [(a.key, a.allowed, a.refusal.code if a.refusal else None) for a in actions]
+
+    assert exits(page.actions) == exits(documents.available_transitions(nurul, doc.reference))
+    assert [a.key for a in page.actions if a.allowed] == ["review", "reject"]
+    assert page.waiting == documents.waiting_for(nurul, doc.reference)
+    assert page.waiting["review"] == ["Nurul Huda"]
+    assert page.history == documents.history(nurul, doc.reference)
+    assert [h.transition for h in page.history] == ["submit"]
+    assert page.chain == documents.verify_history(nurul, doc.reference)
+    assert page.chain.ok and page.chain.decisions == 1
+
+
 # --- visibility --------------------------------------------------------------------------
 
 
@@ -668,6 +689,8 @@ def _hidden_from(actor, doc) -> None:  # type: ignore[no-untyped-def]
         (documents.history, (), {}),
         (documents.verify_history, (), {}),
         (documents.available_transitions, (), {}),
+        (documents.waiting_for, (), {}),
+        (documents.document_page, (), {}),
         (documents.transition_document, ("review",), {"seen_state": doc.state}),
     ):
         assert isinstance(_refusal(call, actor, doc.reference, *args, **kwargs), NotFound)

@@ -53,8 +53,8 @@ def _edges(graph: Graph) -> list[tuple[float, float, float, float]]:
 
 def _page(reference: str, status: int = 200):  # type: ignore[no-untyped-def]
     actor = current_actor()
-    document = services.get_document(actor, reference)
-    actions = services.available_transitions(actor, reference)
+    page = services.document_page(actor, reference)
+    document, actions, waiting = page.document, page.actions, page.waiting
     graph = document.graph
     state = graph.state(document.state)
 
@@ -62,7 +62,6 @@ def _page(reference: str, status: int = 200):  # type: ignore[no-untyped-def]
         found = graph.transition(document.state, key)
         return found.labels.text(actor.locale) if found else key
 
-    waiting = services.waiting_for(actor, reference)
     allowed = [(a, label(a.key)) for a in actions if a.allowed]
     # The main button moves the document forward; rejecting, withdrawing or disputing
     # never sits where a hurried click lands.
@@ -87,8 +86,8 @@ def _page(reference: str, status: int = 200):  # type: ignore[no-untyped-def]
             primary=forward[0] if forward else None,
             comment_required_for=[text for a, text in allowed if a.comment_required],
             pending=[(" / ".join(texts), names) for names, texts in by_holders.items()],
-            history=services.history(actor, reference),
-            chain=services.verify_history(actor, reference),
+            history=page.history,
+            chain=page.chain,
             may_edit=(
                 state is not None
                 and state.role == StateRole.DRAFT
