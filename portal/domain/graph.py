@@ -293,6 +293,16 @@ class Graph:
             (t for t in self.transitions if t.from_state == from_state and t.key == key), None
         )
 
+    def state_label(self, key: str, locale: str) -> str:
+        """A state's name in ``locale``; the bare key when this graph has no such state
+        (a document's pinned version always does, but a refusal may name any key)."""
+        found = self.state(key)
+        return found.labels.text(locale) if found is not None else key
+
+    def transition_label(self, from_state: str, key: str, locale: str) -> str:
+        found = self.transition(from_state, key)
+        return found.labels.text(locale) if found is not None else key
+
     def gate_state(self, transition: Transition) -> str | None:
         """The state whose grants authorise ``transition``; None for a requester gate.
 

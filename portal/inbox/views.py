@@ -66,11 +66,6 @@ def _document_url(actor: Actor, reference: str) -> str:
     return url_for("documents.detail", reference=reference)
 
 
-def _state_label(row: InboxRow, state: str, locale: str) -> str:
-    found = row.graph.state(state)
-    return found.labels.text(locale) if found is not None else state
-
-
 def _locale() -> str:
     return str(get_locale())
 
@@ -98,7 +93,7 @@ def _lines(actor: Actor, page: queries.InboxPage, checked: set[str]) -> list[Lin
                 row=row,
                 value=value,
                 url=link.replace(marker, quote(row.reference, safe="")),
-                state_label=_state_label(row, row.state, locale),
+                state_label=row.graph.state_label(row.state, locale),
                 age=format_elapsed(now - row.state_entered_at),
                 due=_due(row, now),
                 checked=value in checked,
@@ -236,7 +231,7 @@ def bulk():  # type: ignore[no-untyped-def]
             if outcome.ok:
                 row = before.get(outcome.reference)
                 state = outcome.state or ""
-                label = _state_label(row, state, locale) if row is not None else state
+                label = row.graph.state_label(state, locale) if row is not None else state
                 results[index] = (outcome.reference, True, label)
             else:
                 assert outcome.refusal is not None

@@ -165,6 +165,16 @@ def test_a_label_falls_back_to_english_then_to_any_text():
     assert Labels().text("en") == ""
 
 
+def test_a_state_or_transition_is_named_in_the_locale_and_an_unknown_key_by_itself():
+    claim = seeded.seeded_graphs(BASE)[0]
+    assert claim.state_label("pending_review", "zh") == "待审核"
+    assert claim.state_label("pending_review", "en") == "Pending review"
+    assert claim.transition_label("pending_review", "review", "zh") == "标记为已审核"
+    # A key the graph does not have (a refusal may name any) is shown as it is.
+    assert claim.state_label("gone", "zh") == "gone"
+    assert claim.transition_label("draft", "review", "zh") == "review"  # not an exit of draft
+
+
 def test_labels_are_an_immutable_hashable_mapping_equal_to_a_dict():
     labels = Labels({"en": "Draft", "zh": "草稿"})
     assert labels == {"en": "Draft", "zh": "草稿"}

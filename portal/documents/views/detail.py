@@ -59,8 +59,7 @@ def _page(reference: str, status: int = 200):  # type: ignore[no-untyped-def]
     state = graph.state(document.state)
 
     def label(key: str) -> str:
-        found = graph.transition(document.state, key)
-        return found.labels.text(actor.locale) if found else key
+        return graph.transition_label(document.state, key, actor.locale)
 
     allowed = [(a, label(a.key)) for a in actions if a.allowed]
     # The main button moves the document forward; rejecting, withdrawing or disputing
@@ -102,14 +101,13 @@ def _gap_refusal(reference: str, refused: DomainError) -> str:
     """'Nobody could decide it at Reviewed: Siti has no primary position…' in words."""
     actor = current_actor()
     graph = services.get_document(actor, reference).graph
-    step = graph.state(str(refused.params.get("state", "")))
     reason = SimpleNamespace(
         code=f"gap_{refused.params.get('reason')}",
         params=routing.gap_params(actor, refused.params),
     )
     return _(
         "This cannot go ahead: nobody could decide it at “%(step)s”. %(reason)s Ask an admin to fix the org chart.",
-        step=step.labels.text(actor.locale) if step else refused.params.get("state", ""),
+        step=graph.state_label(str(refused.params.get("state", "")), actor.locale),
         reason=message_for(reason),
     )
 
@@ -150,11 +148,10 @@ def transition(reference: str):  # type: ignore[no-untyped-def]
         else:
             flash(message_for(refused), "error")
         return _page(reference, status_for(refused))
-    label = moved.document.graph.state(moved.document.state)
     flash(
         _(
             "Done: the document is now “%(state)s”.",
-            state=label.labels.text(current_actor().locale) if label else moved.document.state,
+            state=moved.document.graph.state_label(moved.document.state, current_actor().locale),
         ),
         "success",
     )

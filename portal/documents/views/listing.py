@@ -42,11 +42,6 @@ def detail_url(reference: str) -> str:
     return url_for("documents.detail", reference=reference)
 
 
-def _state_label(graph: Graph, state: str) -> str:
-    found = graph.state(state)
-    return found.labels.text(_locale()) if found is not None else state
-
-
 def _attach(form: DocumentForm, error: DomainError) -> None:
     """Each refusal beside its input: ``fields.<key>`` names a generated one."""
     if isinstance(error, services.FieldErrors):
@@ -83,7 +78,7 @@ def index():  # type: ignore[no-untyped-def]
                 "row": row,
                 "url": detail_url(row.reference),
                 "kind_label": graph.labels.text(locale) or row.kind,
-                "state_label": _state_label(graph, row.state),
+                "state_label": graph.state_label(row.state, _locale()),
             }
         )
     # The states to filter by: those of the chosen kind's current flow, else of all.
@@ -192,4 +187,4 @@ def edit(reference: str):  # type: ignore[no-untyped-def]
 
 
 def _frozen(graph: Graph, state: str) -> str:
-    return message_for(DomainError("document_frozen", state=_state_label(graph, state)))
+    return message_for(DomainError("document_frozen", state=graph.state_label(state, _locale())))
