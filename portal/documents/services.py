@@ -903,64 +903,6 @@ def count_open_tasks(actor: Actor | SystemActor, reference: str) -> int:
         )
 
 
-# --- bulk ----------------------------------------------------------------------------------
-
-BULK_LIMIT = 100
-
-
-@dataclass(frozen=True)
-class BulkOutcome:
-    reference: str
-    ok: bool
-    # The state the document is in afterwards, when it moved.
-    state: str | None = None
-    refusal: DomainError | None = None
-
-
-def check_bulk(items: list[tuple[str, str]]) -> None:
-    """A bulk request's whole-request refusals: empty, over the limit, or naming one
-    document twice. (A page that splits a selection checks the whole of it first.)"""
-    if not items:
-        raise DomainError("bulk_empty")
-    if len(items) > BULK_LIMIT:
-        raise DomainError("bulk_too_large", limit=BULK_LIMIT, num=len(items))
-    references = [reference for reference, _ in items]
-    repeated = sorted({r for r in references if references.count(r) > 1})
-    if repeated:
-        raise DomainError("bulk_duplicates", references=", ".join(repeated[:5]))
-
-
-def bulk_transition(
-    actor: Actor,
-    items: list[tuple[str, str]],
-    transition: str,
-    *,
-    comment: str = "",
-    request_id: str | None = None,
-) -> list[BulkOutcome]:
-    """Take ``transition`` on each (reference, state the client saw): the same pipeline
-    as one document, once per document, each in its own transaction, with one outcome
-    each. A refused document does not disturb the others, and replaying the request is
-    harmless (the second attempt meets ``stale_state``)."""
-    check_bulk(items)
-    outcomes = []
-    for reference, seen_state in items:
-        try:
-            moved = transition_document(
-                actor,
-                reference,
-                transition,
-                seen_state=seen_state,
-                comment=comment,
-                request_id=request_id,
-            )
-        except DomainError as refused:
-            outcomes.append(BulkOutcome(reference, False, refusal=refused))
-        else:
-            outcomes.append(BulkOutcome(reference, True, state=moved.document.state))
-    return outcomes
-
-
 # --- lists ---------------------------------------------------------------------------------
 # Appended as one section (the imports above belong to other sections' owners).
 

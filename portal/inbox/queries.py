@@ -8,12 +8,13 @@ security backs them on PostgreSQL), so the list and the badge use the partial in
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import bindparam, case, func, select
+from sqlalchemy.orm import Session
 
 from portal.accounts.models import Membership, User
 from portal.core.uow import unit_of_work
@@ -37,21 +38,20 @@ _MINE = (
 _OPEN_TASKS = (
     select(
         _TASK.c.document_id,
-        _TASK.c.state.label("task_state"),
-        _TASK.c.transitions,
-        _TASK.c.due_at,
-        _TASK.c.created_at,
+        # Every open task of the member, before the LIMIT: the nav badge's number.
+        func.count().over().label("total"),
+        # The rest in InboxRow's order: a row is built from them positionally.
         _DOC.c.reference,
         _DOC.c.title,
+        _USER.c.name.label("requester_name"),
         _DOC.c.amount,
         _DOC.c.currency,
         _DOC.c.kind,
         _DOC.c.version,
         _DOC.c.state,
+        _TASK.c.due_at,
+        _TASK.c.created_at,
         _DOC.c.state_entered_at,
-        _USER.c.name.label("requester_name"),
-        # Every open task of the member, before the LIMIT: the nav badge's number.
-        func.count().over().label("total"),
     )
     .join_from(_TASK, _DOC, (_DOC.c.org_id == _TASK.c.org_id) & (_DOC.c.id == _TASK.c.document_id))
     .join(_MEMBER, (_MEMBER.c.org_id == _DOC.c.org_id) & (_MEMBER.c.id == _DOC.c.requester_id))
@@ -67,28 +67,14 @@ _OPEN_TASKS = (
         _TASK.c.created_at,
         _TASK.c.id,
     )
-    # At most two tasks per document (two gate states among its exits), so twice the
-    # page plus one row always tells whether there are more documents than shown.
     .limit(bindparam("rows"))
 )
 _COUNT_OPEN = select(func.count()).select_from(_TASK).where(_MINE)
-# The transitions the member's task on each document in the state the page showed
-# authorises (or authorised, when the document has moved on since): an open task first.
-_TASKS_IN_STATE = (
-    select(_DOC.c.reference, _TASK.c.state, _TASK.c.transitions)
-    .join_from(_TASK, _DOC, (_DOC.c.org_id == _TASK.c.org_id) & (_DOC.c.id == _TASK.c.document_id))
-    .where(
-        _TASK.c.org_id == bindparam("org"),
-        _DOC.c.org_id == bindparam("org"),
-        _TASK.c.assignee_id == bindparam("member"),
-        _DOC.c.reference.in_(bindparam("references", expanding=True)),
-    )
-    .order_by(case((_TASK.c.status == TaskStatus.OPEN, 0), else_=1), _TASK.c.id.desc())
-)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class InboxRow:
+    # The fields come in the order of _OPEN_TASKS' columns after its first two.
     reference: str
     title: str
     requester_name: str
@@ -98,8 +84,6 @@ class InboxRow:
     version: int
     # The document's state, the one the task is open in.
     state: str
-    # The transitions (action keys) the member's task authorises, in flow order.
-    transitions: tuple[str, ...]
     due_at: datetime | None
     # When the task was opened, and when the document entered its state.
     created_at: datetime
@@ -123,43 +107,37 @@ class InboxPage:
 def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT) -> InboxPage:
     """The member's open tasks, one row per document, most urgent first."""
     with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
-        session = uow.session
-        result = session.connection().execute(
-            _OPEN_TASKS, {"org": actor.org_id, "member": actor.member_id, "rows": 2 * limit + 1}
-        )
-        rows: dict[int, InboxRow] = {}
-        more = False
-        total = 0
-        for task in result:
-            total = task.total
-            known = rows.get(task.document_id)
-            if known is not None:
-                # Two tasks on one document (two gate states among its exits): one row,
-                # offering what either authorises.
-                extra = tuple(k for k in task.transitions if k not in known.transitions)
-                rows[task.document_id] = replace(known, transitions=known.transitions + extra)
-                continue
-            if len(rows) == limit:
-                more = True
-                break
-            graph = flows.version_in(session, actor.org_id, task.kind, task.version).graph
-            rows[task.document_id] = InboxRow(
-                reference=task.reference,
-                title=task.title,
-                requester_name=task.requester_name,
-                amount=task.amount,
-                currency=task.currency,
-                kind=task.kind,
-                version=task.version,
-                state=task.state,
-                transitions=tuple(task.transitions),
-                due_at=task.due_at,
-                created_at=task.created_at,
-                state_entered_at=task.state_entered_at,
-                graph=graph,
-            )
-        result.close()
-        return InboxPage(list(rows.values()), more, total)
+        connection = uow.session.connection()
+        params = {"org": actor.org_id, "member": actor.member_id}
+        # A page plus one row tells whether there are more, unless a document holds two
+        # of the member's tasks; then ask again for twice the page plus one, which is
+        # always enough (at most two tasks per document).
+        tasks = connection.execute(_OPEN_TASKS, {**params, "rows": limit + 1}).all()
+        page = _page_of(uow.session, actor.org_id, tasks, limit)
+        if len(tasks) == limit + 1 and not page.more:
+            tasks = connection.execute(_OPEN_TASKS, {**params, "rows": 2 * limit + 1}).all()
+            page = _page_of(uow.session, actor.org_id, tasks, limit)
+        return page
+
+
+def _page_of(session: Session, org_id: int, tasks: list[Any], limit: int) -> InboxPage:
+    rows: dict[int, InboxRow] = {}
+    graphs: dict[tuple[str, int], Graph] = {}
+    more = False
+    for task in tasks:
+        document_id, _total, *columns = task
+        if document_id in rows:
+            # Two tasks on one document: one row, dated by the more urgent (it came first).
+            continue
+        if len(rows) == limit:
+            more = True
+            break
+        pinned = (task.kind, task.version)
+        graph = graphs.get(pinned)
+        if graph is None:
+            graph = graphs[pinned] = flows.version_in(session, org_id, *pinned).graph
+        rows[document_id] = InboxRow(*columns, graph)
+    return InboxPage(list(rows.values()), more, tasks[0].total if tasks else 0)
 
 
 def count_open_tasks(actor: Actor) -> int:
@@ -169,22 +147,3 @@ def count_open_tasks(actor: Actor) -> int:
             _COUNT_OPEN, {"org": actor.org_id, "member": actor.member_id}
         )
         return int(count.scalar_one())
-
-
-def task_transitions(actor: Actor, items: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
-    """For each (reference, state the page showed): the transitions the member's task on
-    that document in that state authorises — or authorised, if the document has moved
-    on since, so that a bulk decision meets the service's ``stale_state`` rather than
-    guessing. References with no such task are absent."""
-    wanted = {reference[:32]: state for reference, state in items}
-    if not wanted:
-        return {}
-    found: dict[str, tuple[str, ...]] = {}
-    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
-        for reference, state, keys in uow.session.connection().execute(
-            _TASKS_IN_STATE,
-            {"org": actor.org_id, "member": actor.member_id, "references": sorted(wanted)},
-        ):
-            if wanted.get(reference) == state and reference not in found:
-                found[reference] = tuple(keys)
-    return found

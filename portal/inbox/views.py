@@ -13,44 +13,38 @@ from datetime import datetime
 from urllib.parse import quote
 
 from flask import Blueprint, abort, g, render_template, request, url_for
-from flask_babel import get_locale
+from flask_babel import format_date, format_datetime, get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import login_required
+from markupsafe import Markup
 
 from portal.core.clock import clock
-from portal.documents import services as documents
-from portal.domain.actor import Actor
+from portal.documents import bulk as bulk_decisions
 from portal.domain.errors import DomainError
+from portal.domain.verdicts import APPROVE, REJECT
 from portal.inbox import queries
 from portal.inbox.queries import InboxRow
+from portal.inbox.row_html import row_html
 from portal.web.errors import status_for
-from portal.web.i18n import format_elapsed
+from portal.web.i18n import format_elapsed, format_money
 from portal.web.messages import message_for
 from portal.web.tenancy import current_actor
 
 bp = Blueprint("inbox", __name__, url_prefix="/o/<org>/inbox")
 
-APPROVE = "approve"
-REJECT = "reject"
 ACTIONS = {APPROVE: _l("Approve"), REJECT: _l("Reject")}
 MAX_COMMENT = 4000
 # The refresh may name at most this many checked rows (a bulk takes at most 100).
-MAX_KEPT = 2 * documents.BULK_LIMIT
+MAX_KEPT = 2 * bulk_decisions.BULK_LIMIT
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Line:
     """One row as the page shows it."""
 
-    row: InboxRow
     value: str  # the checkbox value: "reference|state"
-    url: str
-    state_label: str
-    age: str
-    # "overdue", "today", "later" or None (no deadline)
-    due: str | None
-    checked: bool
+    html: Markup
 
 
 @dataclass(frozen=True)
@@ -62,7 +56,7 @@ class Outcome:
     text: str
 
 
-def _document_url(actor: Actor, reference: str) -> str:
+def _document_url(reference: str) -> str:
     return url_for("documents.detail", reference=reference)
 
 
@@ -80,35 +74,47 @@ def _due(row: InboxRow, now: datetime) -> str | None:
     return "later"
 
 
-def _lines(actor: Actor, page: queries.InboxPage, checked: set[str]) -> list[Line]:
+def _lines(page: queries.InboxPage, checked: set[str]) -> list[Line]:
+    """The rows, formatted here rather than by template filters (``row_html``): the
+    locale is resolved once, and the words every row repeats are translated once per
+    page."""
     now, locale = clock.now(), _locale()
+    select, overdue, today = _("Select %(reference)s"), _("overdue"), _("due today")
+    due_words = {"overdue": overdue, "today": today}
     # One url_for for the page, not one per row: building a URL costs more than the row.
     marker = "__reference__"
-    link = _document_url(actor, marker)
+    link = _document_url(marker)
     lines = []
     for row in page.rows:
         value = f"{row.reference}|{row.state}"
+        due = _due(row, now)
+        if due is None or row.due_at is None:
+            due_text = due_title = ""
+        elif due == "later":
+            due_text, due_title = format_date(row.due_at), ""
+        else:
+            due_text, due_title = due_words[due], format_datetime(row.due_at, "short")
         lines.append(
             Line(
-                row=row,
-                value=value,
-                url=link.replace(marker, quote(row.reference, safe="")),
-                state_label=row.graph.state_label(row.state, locale),
-                age=format_elapsed(now - row.state_entered_at),
-                due=_due(row, now),
-                checked=value in checked,
+                value,
+                row_html(
+                    reference=row.reference,
+                    value=value,
+                    select=select % {"reference": row.reference},
+                    url=link.replace(marker, quote(row.reference, safe="")),
+                    title=row.title,
+                    requester=row.requester_name,
+                    amount=format_money(row.amount, row.currency, locale),
+                    state=row.graph.state_label(row.state, locale),
+                    age=format_elapsed(now - row.state_entered_at, locale),
+                    due=due,
+                    due_text=due_text,
+                    due_title=due_title,
+                    checked=value in checked,
+                ),
             )
         )
     return lines
-
-
-def _row_texts() -> dict[str, str]:
-    """The words every row repeats, translated once per page rather than once per row."""
-    return {
-        "select": _("Select %(reference)s"),
-        "overdue": _("overdue"),
-        "today": _("due today"),
-    }
 
 
 def _parse_items(values: list[str]) -> list[tuple[str, str]]:
@@ -131,13 +137,12 @@ def _page(
     page = queries.open_tasks(actor)
     g.inbox_count = page.total  # the nav badge: no second count on this page
     checked = checked or set()
-    lines = _lines(actor, page, checked)
+    lines = _lines(page, checked)
     shown = {line.value for line in lines}
     return (
         render_template(
             "inbox/index.html",
             lines=lines,
-            texts=_row_texts(),
             more=page.more,
             # Checked rows that have left the inbox since: still shown, still checked.
             gone=sorted(v for v in checked if v not in shown),
@@ -164,40 +169,37 @@ def rows():  # type: ignore[no-untyped-def]
     actor = current_actor()
     checked = set(request.args.getlist("items")[:MAX_KEPT])
     page = queries.open_tasks(actor)
-    lines = _lines(actor, page, checked)
+    lines = _lines(page, checked)
     shown = {line.value for line in lines}
     return render_template(
         "inbox/_rows.html",
         lines=lines,
-        texts=_row_texts(),
         more=page.more,
         gone=sorted(v for v in checked if v not in shown),
         oob=True,
     )
 
 
-def _refused(reference: str, error: DomainError) -> tuple[str, bool, str]:
-    return (reference, False, message_for(error))
-
-
 @bp.post("/bulk")
 @login_required
 def bulk():  # type: ignore[no-untyped-def]
-    """Approve or reject the checked documents with the one comment.
-
-    "Approve" is, per document, the first transition other than ``reject`` that the
-    member's task authorises (review, approve, verify_category, pay, … by state), so
-    the items are grouped by the transition each takes, one ``bulk_transition`` per
-    group, and the outcomes merged back in the order the rows were checked."""
+    """Approve or reject the checked documents with the one comment: an outcome per
+    document, never all-or-nothing (``documents.bulk``)."""
     actor = current_actor()
-    action = request.form.get("transition", "")
-    if action not in ACTIONS:
+    verdict = request.form.get("transition", "")
+    if verdict not in ACTIONS:
         abort(400)
     values = request.form.getlist("items")
     comment = request.form.get("comment", "")[:MAX_COMMENT]
     items = _parse_items(values)
     try:
-        documents.check_bulk(items)
+        outcomes = bulk_decisions.bulk_decide(
+            actor,
+            items,
+            verdict,
+            comment=comment,
+            request_id=request.headers.get("X-Request-Id"),
+        )
     except DomainError as refused:
         return _page(
             checked=set(values[:MAX_KEPT]),
@@ -205,41 +207,17 @@ def bulk():  # type: ignore[no-untyped-def]
             refusal=message_for(refused),
             status=status_for(refused),
         )
-
-    # Before deciding: the graphs (for the new states' labels) of the rows on the page.
-    before = {row.reference: row for row in queries.open_tasks(actor).rows}
-    groups: dict[str, list[int]] = {}
-    results: dict[int, tuple[str, bool, str]] = {}
-    if action == REJECT:
-        groups[REJECT] = list(range(len(items)))
-    else:
-        authorised = queries.task_transitions(actor, items)
-        for index, (reference, _) in enumerate(items):
-            key = next((k for k in authorised.get(reference, ()) if k != REJECT), None)
-            if key is None:
-                results[index] = _refused(reference, DomainError("not_assigned"))
-            else:
-                groups.setdefault(key, []).append(index)
-
     locale = _locale()
-    request_id = request.headers.get("X-Request-Id")
-    for key, indexes in groups.items():
-        outcomes = documents.bulk_transition(
-            actor, [items[i] for i in indexes], key, comment=comment, request_id=request_id
-        )
-        for index, outcome in zip(indexes, outcomes, strict=True):
-            if outcome.ok:
-                row = before.get(outcome.reference)
-                state = outcome.state or ""
-                label = row.graph.state_label(state, locale) if row is not None else state
-                results[index] = (outcome.reference, True, label)
-            else:
-                assert outcome.refusal is not None
-                results[index] = _refused(outcome.reference, outcome.refusal)
-
     merged = [
-        Outcome(reference, _document_url(actor, reference), ok, text)
-        for reference, ok, text in (results[i] for i in range(len(items)))
+        Outcome(
+            o.reference,
+            _document_url(o.reference),
+            o.ok,
+            o.document.graph.state_label(o.document.state, locale)
+            if o.document is not None
+            else message_for(o.refusal or DomainError("not_assigned")),
+        )
+        for o in outcomes
     ]
     failed = {f"{r}|{s}" for (r, s), o in zip(items, merged, strict=True) if not o.ok}
     # Refused rows stay checked (and the comment stays when one was missing), so that

@@ -31,10 +31,11 @@ def select_locale() -> str:
     return request.accept_languages.best_match(SUPPORTED_LOCALES) or "en"
 
 
-def format_money(amount: Decimal | None, currency: str) -> str:
+def format_money(amount: Decimal | None, currency: str, locale: str | None = None) -> str:
+    """``locale`` defaults to the reader's; a list resolves it once and passes it in."""
     if amount is None:
         return ""
-    return _money_text(amount, currency, str(get_locale()))
+    return _money_text(amount, currency, locale or str(get_locale()))
 
 
 @lru_cache(maxsize=8192)
@@ -62,15 +63,17 @@ _UNIT_SECONDS = {
 }
 
 
-def format_elapsed(delta: timedelta) -> str:
-    """'3 days', in the reader's language: Babel's wording, rounded to its largest unit
-    (at 0.85 of a unit, as Babel does) so the text can be kept and reused."""
+def format_elapsed(delta: timedelta, locale: str | None = None) -> str:
+    """'3 days', in the reader's language (or ``locale``): Babel's wording, rounded to
+    its largest unit (at 0.85 of a unit, as Babel does) so the text can be kept and
+    reused."""
+    locale = locale or str(get_locale())
     seconds = abs(delta.total_seconds())
     for unit, size in _UNIT_SECONDS.items():
         value = seconds / size
         if value >= 0.85:
-            return _elapsed_text(max(1, round(value)), unit, str(get_locale()))
-    return _elapsed_text(0, "second", str(get_locale()))
+            return _elapsed_text(max(1, round(value)), unit, locale)
+    return _elapsed_text(0, "second", locale)
 
 
 def init_i18n_filters(app: Flask) -> None:

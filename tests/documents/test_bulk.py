@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 
+from portal.documents import bulk
 from portal.documents import services as documents
 from portal.domain.errors import DomainError
 
@@ -25,7 +26,7 @@ def test_each_document_gets_its_own_outcome_and_a_refusal_disturbs_no_other(peop
     other = _submitted(jason, "Dinner")  # Jason also reports to Nurul
     items = [(d.reference, d.state) for d in mine] + [(other.reference, "draft")]
 
-    outcomes = documents.bulk_transition(nurul, items, "review")
+    outcomes = bulk.bulk_transition(nurul, items, "review")
 
     assert [(o.reference, o.ok, o.state) for o in outcomes[:3]] == [
         (d.reference, True, "reviewed") for d in mine
@@ -35,7 +36,7 @@ def test_each_document_gets_its_own_outcome_and_a_refusal_disturbs_no_other(peop
     assert documents.get_document(nurul, other.reference).state == "pending_review"
 
     # The same request again is harmless: every document has moved on.
-    replay = documents.bulk_transition(nurul, items, "review")
+    replay = bulk.bulk_transition(nurul, items, "review")
     assert [o.refusal.code for o in replay] == ["stale_state"] * 4  # type: ignore[union-attr]
     assert all(len(documents.history(nurul, d.reference)) == 2 for d in mine)
 
@@ -43,9 +44,9 @@ def test_each_document_gets_its_own_outcome_and_a_refusal_disturbs_no_other(peop
 def test_a_document_the_actor_may_not_see_is_reported_as_not_found(people):
     siti, nurul, farid = people("siti"), people("nurul"), people("farid")
     doc = _submitted(siti, "Parking")
-    (outcome,) = documents.bulk_transition(farid, [(doc.reference, doc.state)], "review")
+    (outcome,) = bulk.bulk_transition(farid, [(doc.reference, doc.state)], "review")
     assert (outcome.ok, outcome.refusal.code) == (False, "not_found")  # type: ignore[union-attr]
-    (ok,) = documents.bulk_transition(nurul, [(doc.reference, doc.state)], "review")
+    (ok,) = bulk.bulk_transition(nurul, [(doc.reference, doc.state)], "review")
     assert ok.ok
 
 
@@ -54,16 +55,50 @@ def test_more_than_a_hundred_or_a_repeated_document_is_refused_whole(people):
     doc = _submitted(siti, "Train")
     hundred_and_one = [(f"EXP-2026-{n:05d}", "pending_review") for n in range(1, 102)]
     with pytest.raises(DomainError) as too_many:
-        documents.bulk_transition(nurul, hundred_and_one, "review")
+        bulk.bulk_transition(nurul, hundred_and_one, "review")
     assert (too_many.value.code, too_many.value.params["limit"]) == ("bulk_too_large", 100)
 
     with pytest.raises(DomainError) as twice:
-        documents.bulk_transition(
+        bulk.bulk_transition(
             nurul, [(doc.reference, doc.state), (doc.reference, doc.state)], "review"
         )
     assert twice.value.code == "bulk_duplicates"
     with pytest.raises(DomainError) as empty:
-        documents.bulk_transition(nurul, [], "review")
+        bulk.bulk_transition(nurul, [], "review")
     assert empty.value.code == "bulk_empty"
     # Nothing moved.
+    assert documents.get_document(nurul, doc.reference).state == "pending_review"
+
+
+def test_approve_takes_each_documents_own_next_step_and_reject_needs_its_comment(people):
+    siti, nurul = people("siti"), people("nurul")
+    first, second = _submitted(siti, "Taxi"), _submitted(siti, "Hotel")
+    items = [(first.reference, first.state), (second.reference, second.state)]
+
+    approved = bulk.bulk_decide(nurul, items, "approve", comment="Fine")
+
+    # "Approve" in pending_review is the flow's "review": each moved one step, no further.
+    assert [(o.ok, o.state) for o in approved] == [(True, "reviewed"), (True, "reviewed")]
+    assert approved[0].document is not None
+    assert approved[0].document.graph.state_label("reviewed", "en") == "Reviewed"
+
+    third = _submitted(siti, "Flight")
+    (refused,) = bulk.bulk_decide(nurul, [(third.reference, third.state)], "reject")
+    assert (refused.ok, refused.refusal.code) == (False, "comment_required")  # type: ignore[union-attr]
+    (rejected,) = bulk.bulk_decide(
+        nurul, [(third.reference, third.state)], "reject", comment="No receipt"
+    )
+    assert (rejected.ok, rejected.state) == (True, "rejected")
+
+
+def test_approving_without_a_task_says_not_assigned_only_about_a_visible_document(people):
+    siti, nurul, farid = people("siti"), people("nurul"), people("farid")
+    doc = _submitted(siti, "Parking")
+    # The requester sees the document but holds no task on it.
+    (own,) = bulk.bulk_decide(siti, [(doc.reference, doc.state)], "approve")
+    assert (own.ok, own.refusal.code) == (False, "not_assigned")  # type: ignore[union-attr]
+    # Someone who may not see it learns nothing about it, nor about a made-up reference.
+    (hidden,) = bulk.bulk_decide(farid, [(doc.reference, doc.state)], "approve")
+    (made_up,) = bulk.bulk_decide(nurul, [("EXP-2026-99999", "pending_review")], "approve")
+    assert [o.refusal.code for o in (hidden, made_up)] == ["not_found", "not_found"]  # type: ignore[union-attr]
     assert documents.get_document(nurul, doc.reference).state == "pending_review"

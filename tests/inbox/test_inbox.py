@@ -105,7 +105,7 @@ def test_the_approver_sees_the_submitted_documents_most_urgent_first(app, people
     assert inbox.more is False
     assert inbox.rows[0].is_overdue(clock.now())
     assert not inbox.rows[1].is_overdue(clock.now())
-    assert inbox.rows[1].transitions[0] == "review"
+    assert inbox.rows[1].state == "pending_review"
     assert queries.count_open_tasks(nurul) == 3
 
     browser, _ = _browser(app, "nurul")
@@ -128,6 +128,20 @@ def test_a_capped_inbox_says_there_are_more(app, people):
 
     assert (len(capped.rows), capped.more) == (2, True)
     assert queries.open_tasks(nurul, limit=3).more is False
+
+
+def test_a_title_that_looks_like_markup_is_shown_as_text(app, people):
+    siti = people("siti")
+    plain = _claim(siti, "Lunch & taxi")
+    tricky = _claim(siti, '<img src=x onerror="alert(1)">')
+    browser, _ = _browser(app, "nurul")
+
+    html = browser.get(f"{INBOX}/").get_data(as_text=True)
+
+    assert _listed(html) == [plain.reference, tricky.reference]
+    assert "<td>Lunch &amp; taxi</td>" in html
+    assert "<td>&lt;img src=x onerror=&quot;alert(1)&quot;&gt;</td>" in html
+    assert "<img src=x" not in html
 
 
 def test_the_requester_sees_none_of_their_own_documents(app, people):
@@ -230,7 +244,7 @@ def test_a_reject_without_a_comment_is_refused_for_each_document(app, people):
         first.reference: "A comment is required for this action.",
         second.reference: "A comment is required for this action.",
     }
-    assert f'value="{_value(first)}" id="pick-{first.reference}" checked' in html
+    assert f'value="{_value(first)}" aria-label="Select {first.reference}" checked' in html
     assert documents.get_document(nurul, first.reference).state == "pending_review"
 
     # With the comment, both are rejected.
@@ -301,8 +315,8 @@ def test_the_refreshed_rows_keep_the_checked_boxes_checked(app, people):
     html = fragment.get_data(as_text=True)
     assert html.lstrip().startswith("<tbody")
     assert "<html" not in html
-    assert f'value="{_value(kept)}" id="pick-{kept.reference}" checked' in html
-    assert f'value="{_value(other)}" id="pick-{other.reference}">' in html
+    assert f'value="{_value(kept)}" aria-label="Select {kept.reference}" checked' in html
+    assert f'value="{_value(other)}" aria-label="Select {other.reference}">' in html
     # The one that moved on since stays, still checked, saying so.
     assert f'value="{_value(moved)}"' in html
     assert "No longer waiting for you" in html
