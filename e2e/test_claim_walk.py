@@ -55,6 +55,8 @@ def _act(page: Page, button: str, state: str, comment: str | None = None) -> Non
     page.get_by_role("button", name=button, exact=True).click()
     expect(page.get_by_text(f"Done: the document is now “{state}”.")).to_be_visible()
     expect(page.get_by_test_id("state")).to_have_text(state)
+    # Swapped in place: focus lands on the message, not at the top of a reloaded page.
+    expect(page.get_by_test_id("document-message")).to_be_focused()
 
 
 def _open(page: Page, reference: str) -> None:
@@ -214,12 +216,17 @@ def test_a_decision_on_a_stale_page_is_refused_kindly(page: Page, browser: Brows
 
         _act(one, "Mark reviewed", "Reviewed")
 
+        two.get_by_label(re.compile("^Comment")).fill("Receipts checked")
         two.get_by_role("button", name="Mark reviewed", exact=True).click()
         expect(
             two.get_by_text(
-                "Someone acted on this document before you: here it is as it stands now."
+                "This document has moved on: someone acted on it before you. "
+                "Here it is as it stands now."
             )
         ).to_be_visible()
+        expect(two.get_by_test_id("document-message")).to_be_focused()
+        # What was typed is still there, to reuse on the action the document now offers.
+        expect(two.get_by_label(re.compile("^Comment"))).to_have_value("Receipts checked")
         expect(two.get_by_test_id("state")).to_have_text("Reviewed")
         expect(two.get_by_role("button", name="Approve", exact=True)).to_be_visible()
         expect(two.get_by_role("button", name="Mark reviewed", exact=True)).to_have_count(0)
@@ -271,3 +278,49 @@ def test_a_claim_is_made_and_submitted_in_chinese(page: Page):
         page.get_by_role("button", name="切换").click()
         expect(page.locator("html")).to_have_attribute("lang", "en")
     _sign_out(page)
+
+
+def test_a_decision_by_keyboard_alone_and_another_without_javascript(
+    page: Page, browser: Browser, base_url: str
+):
+    sign_in(page, "jason@acme.example")
+    first = _create_claim(page, f"Parking {_tag()}", "18.00")
+    _act(page, "Submit", "Pending review")
+    second = _create_claim(page, f"Toll {_tag()}", "9.40")
+    _act(page, "Submit", "Pending review")
+    _sign_out(page)
+
+    # Keyboard only: Tab into the comment, type, Tab to the buttons, Enter.
+    sign_in(page, "nurul@acme.example")
+    _open(page, first)
+    page.get_by_label(re.compile("^Comment")).focus()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("Missing the ticket")
+    reject = page.get_by_role("button", name="Reject", exact=True)
+    while not reject.evaluate("b => b === document.activeElement"):
+        page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("Done: the document is now “Rejected”.")).to_be_visible()
+    expect(page.get_by_test_id("document-message")).to_be_focused()
+
+    # Leaving the comment out is refused where the comment is: focus goes back to it.
+    _open(page, second)
+    page.get_by_role("button", name="Reject", exact=True).click()
+    comment = page.get_by_label(re.compile("^Comment"))
+    expect(comment).to_be_focused()
+    expect(comment).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#comment-error")).to_have_text("A comment is required for this action.")
+    assert axe_violations(page) == []
+
+    # With JavaScript off the same page is a plain form: post, redirect, message.
+    plain = browser.new_context(base_url=base_url, java_script_enabled=False)
+    try:
+        nojs = plain.new_page()
+        sign_in(nojs, "nurul@acme.example")
+        _open(nojs, second)
+        nojs.get_by_role("button", name="Mark reviewed", exact=True).click()
+        expect(nojs.get_by_text("Done: the document is now “Reviewed”.")).to_be_visible()
+        expect(nojs.get_by_test_id("state")).to_have_text("Reviewed")
+        expect(nojs).to_have_url(re.compile(re.escape(DOCUMENT_PATH + second) + "$"))
+    finally:
+        plain.close()

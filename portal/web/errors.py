@@ -26,7 +26,7 @@ STATUS_BY_CODE = {
     # the transition pipeline (DESIGN §5)
     "stale_state": 409,
     "transition_not_allowed": 409,
-    "comment_required": 400,
+    "comment_required": 422,
     "not_requester": 403,
     "not_assigned": 403,
     "self_approval": 403,

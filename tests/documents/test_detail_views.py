@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from portal.demo import DEMO_PASSWORD
 from portal.documents import services as documents
+from portal.inbox.queries import count_open_tasks
 from tests.factories import csrf_token_from
 
 FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
@@ -85,7 +86,7 @@ def test_a_stale_page_is_told_the_document_moved_on_and_shown_as_it_is(app, peop
     again = nurul.post(f"/o/acme/documents/{doc.reference}/transition", data=form)
     assert again.status_code == 409
     html = again.get_data(as_text=True)
-    assert "Someone acted on this document before you" in html
+    assert "This document has moved on: someone acted on it before you." in html
     assert _buttons(html) == ["approve", "reject"]  # the actions of the state it is in now
     assert len(documents.history(people("nurul"), doc.reference)) == 2  # decided once
 
@@ -102,7 +103,7 @@ def test_a_refused_action_says_why_and_changes_nothing(app, people):
             "csrf_token": token,
         },
     )
-    assert refused.status_code == 400
+    assert refused.status_code == 422
     assert "A comment is required for this action." in refused.get_data(as_text=True)
     # A transition the page never offered (tampered form) is refused the same way.
     tampered = nurul.post(
@@ -166,3 +167,103 @@ def test_a_submission_nobody_could_decide_is_refused_in_plain_words(app, people)
     assert "This cannot go ahead: nobody could decide it at “Reviewed”." in html
     assert "Nadia Newbie has no primary position" in html
     assert documents.get_document(newbie, doc.reference).state == "draft"
+
+
+# --- with htmx: the changed region comes back and is swapped in place -------------------
+
+HTMX = {"HX-Request": "true"}
+
+
+def test_with_htmx_a_decision_answers_the_changed_region_and_the_nav_count(app, people):
+    doc = _submitted(people)
+    nurul, token = _browser(app, "nurul")
+    form = {"transition": "review", "seen_state": "pending_review", "csrf_token": token}
+
+    moved = nurul.post(f"/o/acme/documents/{doc.reference}/transition", data=form, headers=HTMX)
+
+    assert moved.status_code == 200
+    html = moved.get_data(as_text=True)
+    assert "<html" not in html
+    assert '<div id="document-live"' in html
+    # The message is where focus goes after the swap, and says what happened.
+    assert re.search(r'id="document-message"[^>]*role="status"[^>]*autofocus', html, re.S)
+    assert "Done: the document is now “Reviewed”." in html
+    assert _buttons(html) == ["approve", "reject"]
+    # The nav's inbox link comes along out of band with the count as it now stands
+    # (the review task closed, the approval task opened).
+    assert re.search(r'<a href="/o/acme/inbox/" id="nav-inbox" hx-swap-oob="true"', html)
+    count = count_open_tasks(people("nurul"))
+    assert f'data-testid="inbox-badge" aria-label="{count} open task">{count}</span>' in html
+    assert documents.get_document(people("nurul"), doc.reference).state == "reviewed"
+
+
+def test_with_htmx_a_missing_comment_keeps_what_was_typed_and_focuses_the_field(app, people):
+    doc = _submitted(people)
+    nurul, token = _browser(app, "nurul")
+    # Allowed first: with its comment, the rejection goes through.
+    other = _submitted(people)
+    ok = nurul.post(
+        f"/o/acme/documents/{other.reference}/transition",
+        data={
+            "transition": "reject",
+            "seen_state": "pending_review",
+            "comment": "No receipt",
+            "csrf_token": token,
+        },
+        headers=HTMX,
+    )
+    assert ok.status_code == 200 and "“Rejected”" in ok.get_data(as_text=True)
+
+    refused = nurul.post(
+        f"/o/acme/documents/{doc.reference}/transition",
+        data={
+            "transition": "reject",
+            "seen_state": "pending_review",
+            "comment": "  ",
+            "csrf_token": token,
+        },
+        headers=HTMX,
+    )
+
+    assert refused.status_code == 422
+    html = refused.get_data(as_text=True)
+    assert 'id="comment-error">A comment is required for this action.</p>' in html
+    assert re.search(
+        r'<textarea id="comment"[^>]*aria-invalid="true" aria-describedby="comment-error" autofocus>',
+        html,
+    )
+    assert 'role="alert"' in html
+    assert documents.get_document(people("nurul"), doc.reference).state == "pending_review"
+
+
+def test_a_refused_decision_keeps_the_typed_comment_with_or_without_javascript(app, people):
+    doc = _submitted(people)
+    nurul, token = _browser(app, "nurul")
+    form = {"transition": "review", "seen_state": "pending_review", "csrf_token": token}
+    assert nurul.post(f"/o/acme/documents/{doc.reference}/transition", data=form).status_code == 302
+
+    typed = "Checked the hotel bill & the taxi <receipts>"
+    for headers in ({}, HTMX):
+        stale = nurul.post(
+            f"/o/acme/documents/{doc.reference}/transition",
+            data={**form, "comment": typed},
+            headers=headers,
+        )
+        assert stale.status_code == 409
+        html = stale.get_data(as_text=True)
+        assert "This document has moved on" in html
+        assert ">Checked the hotel bill &amp; the taxi &lt;receipts&gt;</textarea>" in html
+        assert _buttons(html) == ["approve", "reject"]
+    assert len(documents.history(people("nurul"), doc.reference)) == 2  # decided once
+
+
+def test_with_htmx_a_document_out_of_reach_is_still_not_found(app, people):
+    doc = _submitted(people)
+    farid, token = _browser(app, "farid")
+    post = farid.post(
+        f"/o/acme/documents/{doc.reference}/transition",
+        data={"transition": "review", "seen_state": "pending_review", "csrf_token": token},
+        headers=HTMX,
+    )
+    assert post.status_code == 404
+    assert doc.reference not in post.get_data(as_text=True)

@@ -51,7 +51,18 @@ def _edges(graph: Graph) -> list[tuple[float, float, float, float]]:
     return segments
 
 
-def _page(reference: str, status: int = 200):  # type: ignore[no-untyped-def]
+def _page(  # type: ignore[no-untyped-def]
+    reference: str,
+    status: int = 200,
+    *,
+    swapped: bool = False,
+    message: tuple[str, str] | None = None,
+    comment: str = "",
+    comment_error: str | None = None,
+):
+    """The detail page, or with ``swapped`` only the region a decision changes (for
+    htmx). ``message`` is (category, text) shown at the top of that region; a refused
+    decision keeps the comment that was typed."""
     actor = current_actor()
     page = services.document_page(actor, reference)
     document, actions, waiting = page.document, page.actions, page.waiting
@@ -76,7 +87,11 @@ def _page(reference: str, status: int = 200):  # type: ignore[no-untyped-def]
             by_holders.setdefault(tuple(waiting[a.key]), []).append(label(a.key))
     return (
         render_template(
-            "documents/detail.html",
+            "documents/_swapped.html" if swapped else "documents/detail.html",
+            swapped=swapped,
+            message=message,
+            comment=comment,
+            comment_error=comment_error,
             document=document,
             state=state,
             allowed=allowed,
@@ -121,38 +136,50 @@ def detail(reference: str):  # type: ignore[no-untyped-def]
 @bp.post("/<reference>/transition")
 @login_required
 def transition(reference: str):  # type: ignore[no-untyped-def]
-    """A plain form post (htmx or not): the pressed button names the transition, a
-    hidden field the state the page showed, and the shared comment rides along."""
+    """The pressed button names the transition, a hidden field the state the page
+    showed, and the shared comment rides along. With htmx the answer is the changed
+    region, swapped in place; without, a redirect to the page (or, when refused, the
+    page with the reason and the comment as typed)."""
+    swapped = request.headers.get("HX-Request") == "true"
     key = request.form.get("transition", "")
     seen_state = request.form.get("seen_state", "")
-    comment = request.form.get("comment", "")
+    comment = request.form.get("comment", "")[:4000]
     try:
         moved = services.transition_document(
             current_actor(),
             reference,
             key,
             seen_state=seen_state,
-            comment=comment[:4000],
+            comment=comment,
             request_id=request.headers.get("X-Request-Id"),
         )
     except NotFound:
         raise
     except DomainError as refused:
         if refused.code == "stale_state":
-            flash(
-                _("Someone acted on this document before you: here it is as it stands now."),
+            message = (
                 "warning",
+                _(
+                    "This document has moved on: someone acted on it before you. Here it is as it stands now."
+                ),
             )
         elif refused.code == "route_has_gap":
-            flash(_gap_refusal(reference, refused), "error")
+            message = ("error", _gap_refusal(reference, refused))
         else:
-            flash(message_for(refused), "error")
-        return _page(reference, status_for(refused))
-    flash(
-        _(
-            "Done: the document is now “%(state)s”.",
-            state=moved.document.graph.state_label(moved.document.state, current_actor().locale),
-        ),
-        "success",
+            message = ("error", message_for(refused))
+        return _page(
+            reference,
+            status_for(refused),
+            swapped=swapped,
+            message=message,
+            comment=comment,
+            comment_error=message[1] if refused.code == "comment_required" else None,
+        )
+    done = _(
+        "Done: the document is now “%(state)s”.",
+        state=moved.document.graph.state_label(moved.document.state, current_actor().locale),
     )
+    if swapped:
+        return _page(reference, swapped=True, message=("success", done))
+    flash(done, "success")
     return redirect(url_for("documents.detail", reference=reference))
