@@ -324,3 +324,30 @@ def test_a_decision_by_keyboard_alone_and_another_without_javascript(
         expect(nojs).to_have_url(re.compile(re.escape(DOCUMENT_PATH + second) + "$"))
     finally:
         plain.close()
+
+
+def test_an_answer_htmx_cannot_swap_is_still_reported(page: Page):
+    sign_in(page, "jason@acme.example")
+    reference = _create_claim(page, f"Bus fare {_tag()}", "3.10")
+    _act(page, "Submit", "Pending review")
+    _sign_out(page)
+
+    sign_in(page, "nurul@acme.example")
+    _open(page, reference)
+    # An expired CSRF token: the server refuses the post (400) and htmx swaps nothing.
+    page.evaluate(
+        """() => {
+            document.querySelector('meta[name="csrf-token"]').setAttribute('content', 'expired');
+            document.querySelectorAll('input[name="csrf_token"]').forEach(i => { i.value = 'expired'; });
+        }"""
+    )
+    page.get_by_role("button", name="Mark reviewed", exact=True).click()
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text("Your form expired or came from another site.")
+    expect(alert).to_be_focused()
+    expect(page.get_by_test_id("state")).to_have_text("Pending review")
+    assert axe_violations(page) == []
+
+    # Reloaded, the page works again.
+    _open(page, reference)
+    _act(page, "Mark reviewed", "Reviewed")

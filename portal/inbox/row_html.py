@@ -6,6 +6,9 @@ The inbox draws up to 200 rows of about a dozen values on every visit and every
 times faster (``portal bench inbox``). Every value goes through ``_escaped`` on its
 way into the format string — there is no other path — so user text (titles, names)
 is always text, never markup. The rest of the page stays in Jinja.
+
+Each checkbox keeps a stable id so that htmx gives focus back to it after the
+30-second refresh replaces the rows.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from markupsafe import Markup
 
 _ROW = (
     '<tr{row_class} data-reference="{reference}">'
-    '<td><input type="checkbox" name="items" value="{value}" aria-label="{select}"{checked}></td>'
+    '<td><input type="checkbox" name="items" value="{value}" id="pick-{reference}" aria-label="{select}"{checked}></td>'
     '<th scope="row"><a href="{url}">{reference}</a></th>'
     "<td>{title}</td><td>{requester}</td>"
     '<td class="num">{amount}</td><td>{state}</td><td>{age}</td>'

@@ -55,10 +55,11 @@ def _wants_json() -> bool:
 
 
 def _answer(status: int, code: str, message: str, details: dict | None = None):  # type: ignore[no-untyped-def]
-    if _wants_json():
-        return jsonify(error={"code": code, "message": message, "details": details or {}}), status
+    # htmx accepts */* (which would pick JSON) but always wants a fragment to show.
     if request.headers.get("HX-Request") == "true":
         return render_template("errors/_fragment.html", message=message, code=code), status
+    if _wants_json():
+        return jsonify(error={"code": code, "message": message, "details": details or {}}), status
     return render_template("errors/page.html", status=status, message=message, code=code), status
 
 

@@ -10,6 +10,8 @@
     line.className = "flash flash-error";
     line.textContent = text; // always text: never parse server or user input as markup
     region.replaceChildren(line);
+    // An alert only while it says something (an empty, hidden alert is noise to audits).
+    region.setAttribute("role", "alert");
     region.hidden = false;
     region.focus();
   }
@@ -36,6 +38,7 @@
     var region = document.getElementById("htmx-alert");
     if (region && !region.hidden) {
       region.hidden = true;
+      region.removeAttribute("role");
       region.replaceChildren();
     }
   });

@@ -244,7 +244,10 @@ def test_a_reject_without_a_comment_is_refused_for_each_document(app, people):
         first.reference: "A comment is required for this action.",
         second.reference: "A comment is required for this action.",
     }
-    assert f'value="{_value(first)}" aria-label="Select {first.reference}" checked' in html
+    assert (
+        f'value="{_value(first)}" id="pick-{first.reference}" aria-label="Select {first.reference}" checked'
+        in html
+    )
     assert documents.get_document(nurul, first.reference).state == "pending_review"
 
     # With the comment, both are rejected.
@@ -315,8 +318,14 @@ def test_the_refreshed_rows_keep_the_checked_boxes_checked(app, people):
     html = fragment.get_data(as_text=True)
     assert html.lstrip().startswith("<tbody")
     assert "<html" not in html
-    assert f'value="{_value(kept)}" aria-label="Select {kept.reference}" checked' in html
-    assert f'value="{_value(other)}" aria-label="Select {other.reference}">' in html
+    assert (
+        f'value="{_value(kept)}" id="pick-{kept.reference}" aria-label="Select {kept.reference}" checked'
+        in html
+    )
+    assert (
+        f'value="{_value(other)}" id="pick-{other.reference}" aria-label="Select {other.reference}">'
+        in html
+    )
     # The one that moved on since stays, still checked, saying so.
     assert f'value="{_value(moved)}"' in html
     assert "No longer waiting for you" in html

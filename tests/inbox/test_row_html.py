@@ -27,7 +27,7 @@ TEXTS = [key for key, value in PLAIN.items() if isinstance(value, str) and key !
 def test_a_plain_row_places_each_value():
     html = str(row_html(**PLAIN))
     assert html.startswith('<tr class="overdue" data-reference="EXP-2026-00001">')
-    assert 'aria-label="Select EXP-2026-00001" checked>' in html
+    assert 'id="pick-EXP-2026-00001" aria-label="Select EXP-2026-00001" checked>' in html
     assert '<a href="/o/acme/documents/EXP-2026-00001">EXP-2026-00001</a>' in html
     assert "<td>Team lunch</td><td>Siti</td>" in html
     assert '<span class="tag danger" title="21/11/2026, 09:00">overdue</span>' in html
