@@ -68,6 +68,7 @@ def _register_web(app: Flask, settings: Settings) -> None:
     from portal.accounts.services import LoginThrottle
     from portal.core.ratelimit import FailureWindow
     from portal.web import auth  # noqa: F401  (registers the user loader)
+    from portal.web.connection import init_request_connection
     from portal.web.errors import init_errors
     from portal.web.i18n import init_i18n_filters
     from portal.web.nav import init_nav
@@ -89,6 +90,7 @@ def _register_web(app: Flask, settings: Settings) -> None:
             settings.login_throttle_seconds,
         ),
     )
+    init_request_connection(app)  # before tenancy: the user's load uses it too
     init_tenancy(app)
     init_errors(app)
     init_security_headers(app, production=settings.is_production)

@@ -263,16 +263,18 @@ def bench_inbox_command(
 
     settings = replace(Settings.from_env(), embedded_worker=False)
     app = create_app(settings)
-    with app.app_context():
-        f = bench_inbox(
-            app,
-            organizations=organizations,
-            per_org=per_org,
-            member_tasks=member_tasks,
-            rounds=rounds,
-            keep=keep,
-            progress=click.echo,
-        )
+    # No application context around the run: each timed request must get its own, as
+    # in production (an outer one would let Flask-Login and the nav keep what they
+    # loaded in ``g`` from one request to the next).
+    f = bench_inbox(
+        app,
+        organizations=organizations,
+        per_org=per_org,
+        member_tasks=member_tasks,
+        rounds=rounds,
+        keep=keep,
+        progress=click.echo,
+    )
     click.echo(
         f"inbox of a member with {f.member_tasks} open tasks, {f.tasks:,} tasks in"
         f" {f.organizations:,} organizations on {settings.database_url.split('://', 1)[0]}"

@@ -9,15 +9,15 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from babel.numbers import list_currencies
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from portal.accounts.models import Membership, Organization, User
 from portal.config import SUPPORTED_LOCALES
 from portal.core.clock import clock
-from portal.core.db import SELF_MEMBERSHIPS
 from portal.core.ratelimit import FailureWindow
 from portal.core.security import hash_password, needs_rehash, verify_password
 from portal.core.uow import platform_work, unit_of_work
@@ -121,13 +121,83 @@ def authenticate(email: str, password: str, *, address: str, throttle: LoginThro
     raise DomainError("invalid_credentials")
 
 
-def load_session_user(user_id: int, session_version: int) -> User | None:
-    """The user behind a session cookie, if the session is still valid on the server."""
+@dataclass(frozen=True)
+class MyMembership:
+    """One of a signed-in user's active memberships, with its organization."""
+
+    slug: str
+    name: str
+    org_id: int
+    default_locale: str
+    member_id: int
+    roles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SessionUserRow:
+    id: int
+    email: str
+    name: str
+    locale: str | None
+    session_version: int
+    # Every active membership: the request's actor and the org switcher come from
+    # here, read in the same statement as the user.
+    memberships: tuple[MyMembership, ...] = ()
+
+
+_MEMBERSHIP_COLUMNS = (
+    Organization.slug,
+    Organization.name.label("org_name"),
+    Organization.id.label("org_id"),
+    Organization.default_locale,
+    Membership.id.label("member_id"),
+    Membership.roles,
+)
+# Read on every signed-in request, so prebuilt (SQLAlchemy Core, bound parameters):
+# the user and their active memberships in one statement, through the user's own
+# memberships, which row-level security's app.current_user policy also enforces.
+_SESSION_USER = (
+    select(
+        User.id,
+        User.email,
+        User.name,
+        User.locale,
+        User.session_version,
+        User.active,
+        *_MEMBERSHIP_COLUMNS,
+    )
+    .select_from(User)
+    .outerjoin(Membership, (Membership.user_id == User.id) & Membership.active.is_(True))
+    .outerjoin(Organization, Organization.id == Membership.org_id)
+    .where(User.id == bindparam("user"))
+    .order_by(Organization.name, Organization.id)
+)
+_MY_MEMBERSHIPS = (
+    select(*_MEMBERSHIP_COLUMNS)
+    .join(Membership, Membership.org_id == Organization.id)
+    .where(Membership.user_id == bindparam("user"), Membership.active.is_(True))
+    .order_by(Organization.name, Organization.id)
+)
+
+
+def _membership(row: Any) -> MyMembership:
+    return MyMembership(
+        row.slug, row.org_name, row.org_id, row.default_locale, row.member_id, tuple(row.roles)
+    )
+
+
+def load_session_user(user_id: int, session_version: int) -> SessionUserRow | None:
+    """The user behind a session cookie, if the session is still valid on the server,
+    with their active memberships."""
     with platform_work(user_id=user_id) as uow:
-        user = uow.session.get(User, user_id)
-        if user is None or not user.active or user.session_version != session_version:
-            return None
-        return user
+        rows = list(uow.session.connection().execute(_SESSION_USER, {"user": user_id}))
+    if not rows or not rows[0].active or rows[0].session_version != session_version:
+        return None
+    user = rows[0]
+    memberships = tuple(_membership(row) for row in rows if row.member_id is not None)
+    return SessionUserRow(
+        user.id, user.email, user.name, user.locale, user.session_version, memberships
+    )
 
 
 def end_sessions(user_id: int) -> None:
@@ -151,48 +221,45 @@ class OrgChoice:
     roles: tuple[str, ...]
 
 
+def my_memberships(user_id: int) -> tuple[MyMembership, ...]:
+    """The user's active memberships, each with its organization."""
+    with platform_work(user_id=user_id) as uow:
+        rows = uow.session.connection().execute(_MY_MEMBERSHIPS, {"user": user_id})
+        return tuple(_membership(row) for row in rows)
+
+
+def organizations_of(memberships: Iterable[MyMembership]) -> list[OrgChoice]:
+    """The org switcher's list."""
+    return [OrgChoice(m.slug, m.name, m.roles) for m in memberships]
+
+
 def list_my_organizations(user_id: int) -> list[OrgChoice]:
     """The organizations where this user has an active membership (the org switcher)."""
-    with platform_work(user_id=user_id) as uow:
-        rows = uow.session.execute(
-            select(Organization.slug, Organization.name, Membership.roles)
-            .join(Membership, Membership.org_id == Organization.id)
-            .where(Membership.user_id == user_id, Membership.active.is_(True))
-            .order_by(Organization.name)
-            .execution_options(tenant_scope=SELF_MEMBERSHIPS)
-        ).all()
-    return [OrgChoice(slug, name, tuple(roles)) for slug, name, roles in rows]
+    return organizations_of(my_memberships(user_id))
+
+
+def actor_in(
+    memberships: Iterable[MyMembership], org_slug: str, user_id: int, user_locale: str | None
+) -> Actor | None:
+    """The Actor for this user in the organization at ``org_slug``, from their active
+    memberships; None when there is no such organization or the user is not an active
+    member of it (callers answer 404 for both, so an outsider learns nothing)."""
+    for m in memberships:
+        if m.slug == org_slug:
+            return Actor(
+                org_id=m.org_id,
+                org_slug=org_slug,
+                user_id=user_id,
+                member_id=m.member_id,
+                roles=frozenset(m.roles),
+                locale=user_locale or m.default_locale,
+            )
+    return None
 
 
 def actor_for(org_slug: str, user_id: int, user_locale: str | None) -> Actor | None:
-    """The Actor for this user in the organization at ``org_slug``.
-
-    None when the organization does not exist or the user is not an active member of
-    it: callers answer 404 for both, so an outsider learns nothing. One query, through
-    the user's own memberships.
-    """
-    with platform_work(user_id=user_id) as uow:
-        row = uow.session.execute(
-            select(Organization.id, Organization.default_locale, Membership.id, Membership.roles)
-            .join(Membership, Membership.org_id == Organization.id)
-            .where(
-                Organization.slug == org_slug,
-                Membership.user_id == user_id,
-                Membership.active.is_(True),
-            )
-            .execution_options(tenant_scope=SELF_MEMBERSHIPS)
-        ).first()
-    if row is None:
-        return None
-    org_id, org_locale, member_id, roles = row
-    return Actor(
-        org_id=org_id,
-        org_slug=org_slug,
-        user_id=user_id,
-        member_id=member_id,
-        roles=frozenset(roles),
-        locale=user_locale or org_locale,
-    )
+    """The Actor for this user in the organization at ``org_slug``, or None."""
+    return actor_in(my_memberships(user_id), org_slug, user_id, user_locale)
 
 
 # --- members (org admin) -------------------------------------------------------------

@@ -8,6 +8,9 @@ new row is stamped with it. PostgreSQL row-level security is the second (see
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -126,12 +129,6 @@ class CrossTenantWrite(DomainError):
         super().__init__("cross_tenant_write")
 
 
-# Statements may opt out of the tenant filter only by naming why. The sole reason so
-# far: a signed-in user listing their own memberships across organizations (the org
-# switcher); PostgreSQL lets that through with a policy keyed on app.current_user.
-SELF_MEMBERSHIPS = "self_memberships"
-
-
 def _mapper_classes(state: ORMExecuteState) -> list[type]:
     return [m.class_ for m in state.all_mappers]
 
@@ -146,8 +143,9 @@ def _scope_to_tenant(state: ORMExecuteState) -> None:
         return
     org_id = state.session.info.get("org_id")
     if org_id is None:
-        if state.execution_options.get("tenant_scope") == SELF_MEMBERSHIPS:
-            return
+        # A user's own memberships across organizations (the org switcher, the actor)
+        # are read with SQLAlchemy Core and an explicit user predicate, under
+        # PostgreSQL's app.current_user policy; the ORM always names an organization.
         raise TenantNotSet()
     state.statement = state.statement.options(
         with_loader_criteria(
@@ -220,6 +218,26 @@ def make_engine(url: str, *, pool_size: int = 5, **kwargs: Any) -> Engine:
     return create_engine(url, pool_size=pool_size, max_overflow=pool_size * 2, **kwargs)
 
 
+class _ConnectionScope:
+    def __init__(self) -> None:
+        self._connection: Connection | None = None
+
+    def connection(self, engine: Engine) -> Connection:
+        if self._connection is None or self._connection.closed or self._connection.invalidated:
+            self._connection = engine.connect()
+        return self._connection
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+_connection_scope: ContextVar[_ConnectionScope | None] = ContextVar(
+    "connection_scope", default=None
+)
+
+
 class Database:
     """Holds the engine and the session factory for this process.
 
@@ -253,7 +271,25 @@ class Database:
     def new_session(self) -> Session:
         if self._factory is None:
             raise RuntimeError("the database is not configured; call create_app() first")
+        scope = _connection_scope.get()
+        if scope is not None and self._factory.kw.get("bind") is self.engine:
+            return Session(bind=scope.connection(self.engine), expire_on_commit=False)
         return self._factory()
+
+    @contextmanager
+    def connection_scope(self) -> Iterator[None]:
+        """Within this block every unit of work runs on one pooled connection, taken on
+        first use: a web request's several units of work (its user, its page, its
+        badges) each stay their own transaction but pay the pool checkout and its
+        liveness ping once. Row-level security's settings are transaction-local, so
+        nothing carries from one unit of work to the next."""
+        scope = _ConnectionScope()
+        token = _connection_scope.set(scope)
+        try:
+            yield
+        finally:
+            _connection_scope.reset(token)
+            scope.close()
 
     @property
     def dialect(self) -> str:
@@ -268,7 +304,6 @@ class Database:
 db = Database()
 
 __all__ = [
-    "SELF_MEMBERSHIPS",
     "Base",
     "CrossTenantWrite",
     "Database",

@@ -19,6 +19,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import bindparam, case, func, insert, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -1059,16 +1060,25 @@ def list_notifications(actor: Actor) -> list[NotificationView]:
         ]
 
 
+# The bell's number, on every page: prebuilt, SQLAlchemy Core with an explicit tenant
+# predicate (row-level security behind it).
+_UNREAD = select(func.count(Notification.id)).where(
+    Notification.org_id == bindparam("org"),
+    Notification.member_id == bindparam("member"),
+    Notification.read_at.is_(None),
+)
+
+
 def count_unread_notifications(actor: Actor) -> int:
     with _scoped(actor) as uow:
-        return (
-            uow.session.scalar(
-                select(func.count(Notification.id)).where(
-                    Notification.member_id == actor.member_id, Notification.read_at.is_(None)
-                )
-            )
-            or 0
-        )
+        return count_unread_in(uow.session.connection(), actor)
+
+
+def count_unread_in(connection: Connection, actor: Actor) -> int:
+    """The bell's number inside a unit of work the caller already holds (a page that
+    reads other things in one transaction saves one of its own)."""
+    count = connection.execute(_UNREAD, {"org": actor.org_id, "member": actor.member_id})
+    return int(count.scalar_one())
 
 
 def mark_notifications_read(actor: Actor, ids: list[int] | None = None) -> int:

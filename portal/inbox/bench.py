@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from flask import Flask, render_template_string
+from flask import Flask, has_app_context, render_template_string
 from sqlalchemy import text
 
 from portal.core.db import db
@@ -203,7 +203,10 @@ def measure(
     app: Flask, rounds: int, progress: Callable[[str], None]
 ) -> tuple[list[float], list[float]]:
     """Sign the first organization's approver in, then time its inbox and the bare
-    route, alternating, after a warm-up."""
+    route, alternating, after a warm-up. Called outside any application context, so
+    each request loads its user and counts afresh, as in production."""
+    if has_app_context():
+        raise RuntimeError("measure() must run outside an application context")
     client = app.test_client()
     page = client.get("/login").get_data(as_text=True)
     token = page.split('name="csrf-token" content="', 1)[1].split('"', 1)[0]
@@ -241,11 +244,11 @@ def bench_inbox(
 ) -> Figures:
     progress(f"filling {organizations} organizations × {per_org} open tasks …")
     started = time.perf_counter()
-    fill(organizations, per_org, member_tasks, progress)
+    with app.app_context():
+        fill(organizations, per_org, member_tasks, progress)
     progress(f"filled in {time.perf_counter() - started:.0f} s")
     try:
-        with app.app_context():
-            inbox, floor = measure(app, rounds, progress)
+        inbox, floor = measure(app, rounds, progress)
         return Figures(
             organizations,
             (organizations - 1) * per_org + member_tasks,
@@ -257,4 +260,5 @@ def bench_inbox(
         )
     finally:
         if not keep:
-            remove(progress)
+            with app.app_context():
+                remove(progress)

@@ -8,7 +8,7 @@ security backs them on PostgreSQL), so the list and the badge use the partial in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from portal.accounts.models import Membership, User
 from portal.core.uow import unit_of_work
 from portal.documents.models import Document, Task, TaskStatus
+from portal.documents.services import count_unread_in
 from portal.domain.actor import Actor
 from portal.domain.graph import Graph
 from portal.flows import services as flows
@@ -102,6 +103,8 @@ class InboxPage:
     more: bool
     # All the member's open tasks (what the nav badge counts).
     total: int = 0
+    # The member's unread notifications (the bell), read in the same transaction.
+    unread: int = 0
 
 
 def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT) -> InboxPage:
@@ -117,7 +120,7 @@ def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT) -> InboxPage:
         if len(tasks) == limit + 1 and not page.more:
             tasks = connection.execute(_OPEN_TASKS, {**params, "rows": 2 * limit + 1}).all()
             page = _page_of(uow.session, actor.org_id, tasks, limit)
-        return page
+        return replace(page, unread=count_unread_in(connection, actor))
 
 
 def _page_of(session: Session, org_id: int, tasks: list[Any], limit: int) -> InboxPage:

@@ -135,7 +135,8 @@ def _page(
 ):  # type: ignore[no-untyped-def]
     actor = current_actor()
     page = queries.open_tasks(actor)
-    g.inbox_count = page.total  # the nav badge: no second count on this page
+    # The nav's badges come with the page: no transactions of their own.
+    g.inbox_count, g.unread_count = page.total, page.unread
     checked = checked or set()
     lines = _lines(page, checked)
     shown = {line.value for line in lines}

@@ -27,6 +27,8 @@ class SessionUser:
     name: str
     locale: str | None
     session_version: int
+    # Active memberships, loaded with the user on each request (empty at sign-in).
+    memberships: tuple[Any, ...] = ()
 
     is_authenticated = True
     is_active = True
@@ -37,7 +39,14 @@ class SessionUser:
 
 
 def session_user(user: Any) -> SessionUser:
-    return SessionUser(user.id, user.email, user.name, user.locale, user.session_version)
+    return SessionUser(
+        user.id,
+        user.email,
+        user.name,
+        user.locale,
+        user.session_version,
+        tuple(getattr(user, "memberships", ())),
+    )
 
 
 @login_manager.user_loader

@@ -11,7 +11,7 @@ from typing import Any
 from flask import Flask, abort, g, request
 from flask_login import current_user
 
-from portal.accounts.services import actor_for
+from portal.accounts.services import actor_in, organizations_of
 from portal.domain.actor import Actor
 from portal.extensions import login_manager
 
@@ -32,10 +32,13 @@ def init_tenancy(app: Flask) -> None:
         if not current_user.is_authenticated:
             # Redirect to sign-in without saying whether the organization exists.
             abort(login_manager.unauthorized())
-        actor = actor_for(slug, current_user.id, current_user.locale)
+        # The memberships came with the user, in the same statement: no query here.
+        memberships = current_user.memberships
+        actor = actor_in(memberships, slug, current_user.id, current_user.locale)
         if actor is None:
             abort(404)
         g.actor = actor
+        g.my_orgs = organizations_of(memberships)  # the layout's org switcher
 
     @app.url_defaults
     def _push_org(endpoint: str, values: dict[str, Any]) -> None:

@@ -161,6 +161,33 @@ def test_nineteen_failures_from_one_address_do_not_throttle_it(acme):
 # --- sessions ---------------------------------------------------------------------------
 
 
+def test_a_session_user_comes_with_every_active_membership_and_its_organization(
+    acme, globex, make_member
+):
+    # Alice is in acme; make her a member of globex too, then leave it.
+    in_globex = make_member(globex.org, acme.admin.name, email=acme.admin.email)
+    user = services.find_user(acme.admin.email)
+    assert user is not None
+
+    loaded = services.load_session_user(user.id, user.session_version)
+
+    assert loaded is not None and loaded.name == "Alice Admin"
+    assert [(m.slug, m.name) for m in loaded.memberships] == [
+        ("acme-test", "Acme Test"),
+        ("globex-test", "Globex Test"),
+    ]
+    actor = services.actor_in(loaded.memberships, "globex-test", user.id, None)
+    assert actor is not None and actor.org_id == globex.org.id
+    # Nobody gets an actor for an organization they are not in, or one that is not there.
+    assert services.actor_in(loaded.memberships, "initech-test", user.id, None) is None
+
+    services.deactivate_member(globex.admin.actor, in_globex.actor.member_id)
+    reloaded = services.load_session_user(user.id, user.session_version)
+    assert reloaded is not None
+    assert [m.slug for m in reloaded.memberships] == ["acme-test"]
+    assert services.actor_in(reloaded.memberships, "globex-test", user.id, None) is None
+
+
 def test_ending_sessions_invalidates_every_earlier_session_of_the_user(acme):
     user = services.find_user(acme.admin.email)
     assert user is not None

@@ -71,3 +71,17 @@ def test_mark_all_as_read_clears_the_bell(app, people):
     browser.post("/o/acme/notifications/read", data={"csrf_token": token})
     assert documents.count_unread_notifications(nurul) == 0
     assert [n.read for n in documents.list_notifications(nurul)] == [True, True]
+
+
+def test_the_inbox_page_rings_the_same_bell_from_its_own_transaction(app, people):
+    doc = _notified(people)
+    nurul = people("nurul")
+    browser, _ = _browser(app, "nurul")
+
+    inbox = browser.get("/o/acme/inbox/").get_data(as_text=True)
+
+    assert doc.reference in inbox
+    assert re.search(r'data-testid="unread-badge"[^>]*>1<', inbox)
+    documents.mark_notifications_read(nurul)
+    again = browser.get("/o/acme/inbox/").get_data(as_text=True)
+    assert "unread-badge" not in again

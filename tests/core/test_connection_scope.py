@@ -1,0 +1,49 @@
+"""One pooled connection per web request: its units of work share the connection but
+each is its own transaction, and nothing of one tenant's settings reaches the next."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from portal.core.db import db
+from portal.core.uow import unit_of_work
+
+
+def _backend_pid(uow) -> object:  # type: ignore[no-untyped-def]
+    return uow.session.connection().connection.dbapi_connection
+
+
+def _current_org(uow) -> str | None:  # type: ignore[no-untyped-def]
+    if db.dialect != "postgresql":
+        return None
+    return uow.session.execute(text("SELECT current_setting('app.current_org', true)")).scalar()
+
+
+def test_units_of_work_in_one_scope_share_a_connection_and_not_their_tenant(committed):
+    with db.connection_scope():
+        with unit_of_work(1) as first:
+            one, first_org = _backend_pid(first), _current_org(first)
+        with unit_of_work(2) as second:
+            two, second_org = _backend_pid(second), _current_org(second)
+        with unit_of_work(None) as platform:
+            platform_org = _current_org(platform)
+
+    assert one is two
+    if db.dialect == "postgresql":
+        # Transaction-local: each unit of work sees only the organization it named.
+        assert (first_org, second_org, platform_org) == ("1", "2", "")
+
+
+def test_a_failed_unit_of_work_leaves_the_scope_usable(committed):
+    with db.connection_scope():
+        with pytest.raises(RuntimeError), unit_of_work(1) as failing:
+            failing.session.execute(text("SELECT 1"))
+            raise RuntimeError("boom")
+        with unit_of_work(1) as after:
+            assert after.session.execute(text("SELECT 2")).scalar() == 2
+
+
+def test_outside_a_scope_each_unit_of_work_takes_its_own_checkout(committed):
+    with unit_of_work(1) as first:
+        assert first.session.get_bind() is db.engine
