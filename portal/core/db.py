@@ -79,6 +79,14 @@ class UtcDateTime(TypeDecorator[datetime]):
             return None
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
+    def result_processor(self, dialect: Any, coltype: Any) -> Any:
+        # PostgreSQL sessions are pinned to UTC at connect (``make_engine``), so psycopg
+        # already returns aware UTC datetimes: no per-value Python call (a list page
+        # reads hundreds of them).
+        if dialect.name == "postgresql":
+            return None
+        return super().result_processor(dialect, coltype)
+
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
@@ -215,7 +223,17 @@ def make_engine(url: str, *, pool_size: int = 5, **kwargs: Any) -> Engine:
         event.listen(engine, "begin", _begin_sqlite_transaction)
         return engine
     kwargs.setdefault("pool_pre_ping", True)
-    return create_engine(url, pool_size=pool_size, max_overflow=pool_size * 2, **kwargs)
+    # Every session in UTC, whatever the server's default: timestamps come back as aware
+    # UTC datetimes (UtcDateTime relies on it) and SQL date arithmetic is in UTC.
+    connect_args = dict(kwargs.pop("connect_args", {}))
+    connect_args["options"] = f"{connect_args.get('options', '')} -c TimeZone=UTC".strip()
+    return create_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=pool_size * 2,
+        connect_args=connect_args,
+        **kwargs,
+    )
 
 
 class _ConnectionScope:

@@ -8,6 +8,7 @@ comment lives outside the body and is never touched.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import quote
@@ -74,6 +75,14 @@ def _due(row: InboxRow, now: datetime) -> str | None:
     return "later"
 
 
+_PLAIN_SEGMENT = re.compile(r"[A-Za-z0-9_.~-]+")
+
+
+def _path_segment(reference: str) -> str:
+    # References are generated (EXP-2026-00042): quoting is only for a surprise.
+    return reference if _PLAIN_SEGMENT.fullmatch(reference) else quote(reference, safe="")
+
+
 def _lines(page: queries.InboxPage, checked: set[str]) -> list[Line]:
     """The rows, formatted here rather than by template filters (``row_html``): the
     locale is resolved once, and the words every row repeats are translated once per
@@ -84,8 +93,14 @@ def _lines(page: queries.InboxPage, checked: set[str]) -> list[Line]:
     # One url_for for the page, not one per row: building a URL costs more than the row.
     marker = "__reference__"
     link = _document_url(marker)
+    # Rows share a few (graph, state) pairs: each label is looked up once.
+    labels: dict[tuple[int, str], str] = {}
     lines = []
     for row in page.rows:
+        label_key = (id(row.graph), row.state)
+        state_label = labels.get(label_key)
+        if state_label is None:
+            state_label = labels[label_key] = row.graph.state_label(row.state, locale)
         value = f"{row.reference}|{row.state}"
         due = _due(row, now)
         if due is None or row.due_at is None:
@@ -101,11 +116,11 @@ def _lines(page: queries.InboxPage, checked: set[str]) -> list[Line]:
                     reference=row.reference,
                     value=value,
                     select=select % {"reference": row.reference},
-                    url=link.replace(marker, quote(row.reference, safe="")),
+                    url=link.replace(marker, _path_segment(row.reference)),
                     title=row.title,
                     requester=row.requester_name,
                     amount=format_money(row.amount, row.currency, locale),
-                    state=row.graph.state_label(row.state, locale),
+                    state=state_label,
                     age=format_elapsed(now - row.state_entered_at, locale),
                     due=due,
                     due_text=due_text,

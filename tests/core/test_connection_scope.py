@@ -3,9 +3,12 @@ each is its own transaction, and nothing of one tenant's settings reaches the ne
 
 from __future__ import annotations
 
-import pytest
-from sqlalchemy import text
+from datetime import timedelta
 
+import pytest
+from sqlalchemy import select, text
+
+from portal.accounts.models import Organization
 from portal.core.db import db
 from portal.core.uow import unit_of_work
 
@@ -47,3 +50,19 @@ def test_a_failed_unit_of_work_leaves_the_scope_usable(committed):
 def test_outside_a_scope_each_unit_of_work_takes_its_own_checkout(committed):
     with unit_of_work(1) as first:
         assert first.session.get_bind() is db.engine
+
+
+def test_timestamps_come_back_aware_and_in_utc(acme):
+    with unit_of_work(acme.org.id) as uow:
+        created = uow.session.execute(
+            select(Organization.created_at).where(Organization.id == acme.org.id)
+        ).scalar_one()
+        zone = (
+            uow.session.execute(text("SHOW TimeZone")).scalar()
+            if db.dialect == "postgresql"
+            else "UTC"
+        )
+
+    assert created.tzinfo is not None and created.utcoffset() == timedelta(0)
+    # PostgreSQL sessions are pinned to UTC at connect, whatever the server's default.
+    assert zone == "UTC"
