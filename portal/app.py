@@ -110,6 +110,7 @@ def _register_blueprints(app: Flask) -> None:
     from portal.accounts.views import bp as accounts_bp
     from portal.documents.views import bp as documents_bp
     from portal.documents.views.notifications import notifications_bp
+    from portal.flows.api import bp as flows_api_bp
     from portal.flows.views import bp as flows_bp
     from portal.flows.views import schema_bp
     from portal.inbox.views import bp as inbox_bp
@@ -121,6 +122,7 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(members_bp)
     app.register_blueprint(orgchart_bp)
     app.register_blueprint(flows_bp)
+    app.register_blueprint(flows_api_bp)
     app.register_blueprint(documents_bp)
     app.register_blueprint(notifications_bp)
     app.register_blueprint(inbox_bp)

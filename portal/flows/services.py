@@ -37,6 +37,7 @@ from portal.domain.graph import (
     Labels,
     OnVacancy,
 )
+from portal.domain.graph_diff import GraphDiff, diff
 from portal.domain.validate import Violation, errors_in, grantee_violations, validate
 from portal.flows import seeded
 from portal.flows.models import FlowDraft, FlowVersion
@@ -500,6 +501,29 @@ def _append_version(session: Session, graph: Graph, *, published_by: int | None)
         # Two publishes of one kind raced for the same number; the loser retries by hand.
         raise Conflict("version_conflict", kind=graph.kind) from None
     return row
+
+
+def base_currency(actor: Actor) -> str:
+    """The organization's base currency: grant floors are written in it."""
+    with _scoped(actor) as uow:
+        return _base_currency(uow.session, actor.org_id)
+
+
+def draft_from_version(actor: Actor, kind: str, version: int, *, revision: int) -> DraftView:
+    """Replace the draft (edited from ``revision``; 0 when there is none) with a copy of
+    a published version: "start a draft from this version"."""
+    require_admin(actor)
+    return save_draft(actor, kind, get_version(actor, kind, version).graph, revision=revision)
+
+
+def draft_changes(actor: Actor, kind: str) -> GraphDiff:
+    """What publishing the draft would change against the current version."""
+    draft = get_draft(actor, kind)
+    try:
+        current = current_version(actor, kind).graph
+    except NotFound:
+        current = None
+    return diff(current, draft.graph)
 
 
 # --- import and export ------------------------------------------------------------------

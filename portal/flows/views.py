@@ -10,9 +10,10 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal.domain.errors import Conflict, DomainError, NotFound
-from portal.domain.graph import BreachAction, Gate, GranteeKind, StateRole
+from portal.domain.graph import BreachAction, Gate, GranteeKind, OnVacancy, StateRole
 from portal.domain.validate import errors_in
 from portal.flows import services
+from portal.flows.editor_text import EDITOR_TEXT
 from portal.flows.forms import ImportForm, RevisionForm
 from portal.web.auth import admin_required
 from portal.web.errors import status_for
@@ -148,6 +149,46 @@ def _flow_page(kind: str, form: ImportForm | None = None, status: int = 200, vio
 @admin_required
 def flow(kind: str):  # type: ignore[no-untyped-def]
     return _flow_page(kind)
+
+
+ON_VACANCY = {OnVacancy.ESCALATE: _l("escalate to the seat above"), OnVacancy.REFUSE: _l("refuse")}
+GRANTEE_KINDS = {
+    GranteeKind.MEMBER: _l("A member"),
+    GranteeKind.POSITION: _l("A seat"),
+    GranteeKind.SUPERIOR: _l("The requester's superior"),
+    GranteeKind.UNIT_HEAD: _l("The head of the requester's unit"),
+    GranteeKind.LEVELS_UP: _l("Seats above the requester"),
+    GranteeKind.ROLE: _l("Everyone with a role"),
+}
+
+
+def _editor_setup(kind: str) -> dict[str, object]:
+    """What the editor script needs besides the draft: the API's address, the
+    vocabulary and every word it shows, in the admin's language (the script itself
+    holds no text)."""
+
+    def words(mapping: dict[str, object]) -> list[list[str]]:
+        return [[key, str(text)] for key, text in mapping.items()]
+
+    return {
+        "api": url_for("flows_api.draft", kind=kind).removesuffix("/draft"),
+        "kind": kind,
+        "currency": services.base_currency(current_actor()),
+        "locales": ["en", "zh", "ms"],
+        "roles": words(STATE_ROLES),
+        "gates": words(GATES),
+        "breach": words(BREACH_ACTIONS),
+        "vacancy": words(ON_VACANCY),
+        "grantees": words(GRANTEE_KINDS),
+        "text": {key: str(text) for key, text in EDITOR_TEXT.items()},
+    }
+
+
+@bp.get("/<kind>/editor")
+@admin_required
+def editor(kind: str):  # type: ignore[no-untyped-def]
+    draft = services.get_draft(current_actor(), kind)  # 404 for a kind this org lacks
+    return render_template("flows/editor.html", kind=kind, draft=draft, setup=_editor_setup(kind))
 
 
 def _revision() -> int:

@@ -1,0 +1,102 @@
+"""What a draft changes against the version it would replace, in the editor's words:
+states and transitions added, removed and changed, grants and fields added and removed.
+
+The publish confirmation summarises this, so an admin sees what they are about to put
+in front of every new document. A state is known by its key, a transition by its
+source state and action key (what a document in that state is offered); moving a
+state or bending an arrow on the canvas is layout, not a change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from portal.domain.graph import DocumentField, Grant, Graph, State, Transition
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Keys of what was added, removed and changed, each kind sorted."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+
+    @property
+    def any(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+@dataclass(frozen=True)
+class GraphDiff:
+    states: Changes
+    transitions: Changes
+    grants: Changes
+    fields: Changes
+    # The flow's own labels or posting order changed.
+    flow_changed: bool
+
+    @property
+    def any(self) -> bool:
+        parts = (self.states, self.transitions, self.grants, self.fields)
+        return self.flow_changed or any(p.any for p in parts)
+
+
+def _compare(
+    before: Iterable[T], after: Iterable[T], key: Callable[[T], str], same: Callable[[T], Hashable]
+) -> Changes:
+    old = {key(item): same(item) for item in before}
+    new = {key(item): same(item) for item in after}
+    return Changes(
+        added=tuple(sorted(new.keys() - old.keys())),
+        removed=tuple(sorted(old.keys() - new.keys())),
+        changed=tuple(sorted(k for k in old.keys() & new.keys() if old[k] != new[k])),
+    )
+
+
+def _state_content(state: State) -> Hashable:
+    return replace(state, x=0, y=0)
+
+
+def _transition_key(t: Transition) -> str:
+    return f"{t.from_state}.{t.key}"
+
+
+def _transition_content(t: Transition) -> Hashable:
+    return replace(t, vertices=(), order=0)
+
+
+def _grant_key(grant: Grant) -> str:
+    # Grants have no identity of their own: what they say is who they are, so an edited
+    # grant reads as one removed and one added.
+    scope = "*" if grant.all_states else grant.state or ""
+    g = grant.grantee
+    who = ":".join(
+        str(part) for part in (g.kind, g.member, g.position, g.levels, g.role, g.walk_up)
+    )
+    return f"{scope}/{who}/{grant.floor}/{grant.currency or ''}/{grant.on_vacancy or ''}/{grant.max_escalation_levels}"
+
+
+def _field_content(f: DocumentField) -> Hashable:
+    return f
+
+
+def diff(before: Graph | None, after: Graph) -> GraphDiff:
+    """``after`` against ``before`` (None: there is no version yet, everything is new).
+    Both are compared normalised, so defaults spelled out or left implicit are equal."""
+    after = after.normalised()
+    old = before.normalised() if before is not None else None
+    return GraphDiff(
+        states=_compare(old.states if old else (), after.states, lambda s: s.key, _state_content),
+        transitions=_compare(
+            old.transitions if old else (), after.transitions, _transition_key, _transition_content
+        ),
+        grants=_compare(old.grants if old else (), after.grants, _grant_key, lambda g: g),
+        fields=_compare(old.fields if old else (), after.fields, lambda f: f.key, _field_content),
+        flow_changed=old is None
+        or (old.labels, old.posting_order) != (after.labels, after.posting_order),
+    )

@@ -1,0 +1,200 @@
+"""The flow editor's JSON API: the draft (read, save, discard, publish), the versions,
+what publishing would change, and the org chart's pickers.
+
+Admins only, in their own organization. The editor saves on every change: a save
+names the revision it was edited from, so a colleague's save in between answers 409
+``stale_revision`` with the current revision, and nothing is overwritten. A body that
+is not a graph is refused naming the path of its first problem (``grants[2].min_amount``)
+and changes nothing; a graph that breaks the flow rules is saved and answered with its
+violations, each with its message in the admin's language. Errors come back as
+``{"error": {"code", "message", "details"}}`` (``portal.web.errors``).
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from flask import Blueprint, jsonify, request
+
+from portal.domain import graph as graphs
+from portal.domain.actor import Role
+from portal.domain.errors import DomainError
+from portal.domain.graph import MAX_DOCUMENT_BYTES, GranteeKind
+from portal.domain.graph_diff import Changes, GraphDiff
+from portal.domain.validate import Violation, errors_in
+from portal.flows import services
+from portal.orgchart import services as orgchart
+from portal.web.auth import admin_required
+from portal.web.messages import message_for
+from portal.web.tenancy import current_actor
+
+bp = Blueprint("flows_api", __name__, url_prefix="/o/<org>/flows/<kind>/api")
+
+# The wrapper {"revision": …, "graph": …} around a graph of at most MAX_DOCUMENT_BYTES.
+MAX_BODY_BYTES = MAX_DOCUMENT_BYTES + 1_000
+
+
+def _violations(violations: list[Violation]) -> list[dict[str, Any]]:
+    return [v.to_json(message_for(v)) for v in violations]
+
+
+def _draft_json(draft: services.DraftView) -> dict[str, Any]:
+    errors = len(errors_in(draft.violations))
+    return {
+        "kind": draft.kind,
+        "revision": draft.revision,
+        "base_version": draft.base_version,
+        "saved": draft.saved,
+        "publishable": draft.publishable,
+        "errors": errors,
+        "warnings": len(draft.violations) - errors,
+        "graph": graphs.to_json(draft.graph),
+        "violations": _violations(draft.violations),
+        "updated_at": draft.updated_at.isoformat() if draft.updated_at else None,
+        "updated_by": draft.updated_by,
+    }
+
+
+def _changes_json(changes: Changes) -> dict[str, list[str]]:
+    return {
+        "added": list(changes.added),
+        "removed": list(changes.removed),
+        "changed": list(changes.changed),
+    }
+
+
+def _body() -> dict[str, Any]:
+    """The request's JSON object, amounts kept as Decimal; never a 500 on bad bytes."""
+    if (request.content_length or 0) > MAX_BODY_BYTES:
+        raise graphs.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
+    raw = request.get_data(cache=False)
+    if len(raw) > MAX_BODY_BYTES:
+        raise graphs.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_float=Decimal)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError):
+        raise DomainError("bad_request") from None
+    if not isinstance(data, dict):
+        raise DomainError("bad_request")
+    return data
+
+
+def _revision(data: dict[str, Any]) -> int:
+    revision = data.get("revision")
+    if isinstance(revision, bool) or not isinstance(revision, int) or revision < 0:
+        raise DomainError("bad_request")
+    return revision
+
+
+@bp.get("/draft")
+@admin_required
+def draft(kind: str):  # type: ignore[no-untyped-def]
+    return jsonify(_draft_json(services.get_draft(current_actor(), kind)))
+
+
+@bp.put("/draft")
+@admin_required
+def save(kind: str):  # type: ignore[no-untyped-def]
+    data = _body()
+    revision = _revision(data)
+    graph = graphs.from_json(data.get("graph"))
+    return jsonify(
+        _draft_json(services.save_draft(current_actor(), kind, graph, revision=revision))
+    )
+
+
+@bp.post("/draft/discard")
+@admin_required
+def discard(kind: str):  # type: ignore[no-untyped-def]
+    services.discard_draft(current_actor(), kind, revision=_revision(_body()))
+    return jsonify(_draft_json(services.get_draft(current_actor(), kind)))
+
+
+@bp.post("/draft/publish")
+@admin_required
+def publish(kind: str):  # type: ignore[no-untyped-def]
+    actor = current_actor()
+    try:
+        version = services.publish_draft(actor, kind, revision=_revision(_body()))
+    except services.FlowInvalid as refused:
+        error = {
+            "code": refused.code,
+            "message": message_for(refused),
+            "details": {"violations": _violations(refused.violations)},
+        }
+        return jsonify(error=error), 422
+    return jsonify(
+        {
+            "version": version.version,
+            "digest": version.digest,
+            "published_at": version.published_at.isoformat(),
+            "draft": _draft_json(services.get_draft(actor, kind)),
+        }
+    )
+
+
+@bp.post("/draft/from-version")
+@admin_required
+def from_version(kind: str):  # type: ignore[no-untyped-def]
+    data = _body()
+    version = data.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise DomainError("bad_request")
+    draft = services.draft_from_version(current_actor(), kind, version, revision=_revision(data))
+    return jsonify(_draft_json(draft))
+
+
+@bp.get("/changes")
+@admin_required
+def changes(kind: str):  # type: ignore[no-untyped-def]
+    found: GraphDiff = services.draft_changes(current_actor(), kind)
+    return jsonify(
+        {
+            "any": found.any,
+            "flow_changed": found.flow_changed,
+            "states": _changes_json(found.states),
+            "transitions": _changes_json(found.transitions),
+            "grants": _changes_json(found.grants),
+            "fields": _changes_json(found.fields),
+        }
+    )
+
+
+@bp.get("/versions")
+@admin_required
+def versions(kind: str):  # type: ignore[no-untyped-def]
+    return jsonify(
+        [
+            {
+                "version": v.version,
+                "digest": v.digest,
+                "published_at": v.published_at.isoformat(),
+                "published_by": v.published_by,
+            }
+            for v in services.list_versions(current_actor(), kind)
+        ]
+    )
+
+
+@bp.get("/versions/<int:version>")
+@admin_required
+def version(kind: str, version: int):  # type: ignore[no-untyped-def]
+    view = services.get_version(current_actor(), kind, version)
+    return jsonify({"version": view.version, "graph": graphs.to_json(view.graph)})
+
+
+@bp.get("/pickers")
+@admin_required
+def pickers(kind: str):  # type: ignore[no-untyped-def]
+    """Who a grant may name: active members and seats, and the organization's roles."""
+    actor = current_actor()
+    return jsonify(
+        {
+            "grantee_kinds": list(GranteeKind.ALL),
+            "members": [{"id": c.id, "label": c.label} for c in orgchart.member_choices(actor)],
+            "positions": [{"id": c.id, "label": c.label} for c in orgchart.position_choices(actor)],
+            "roles": list(Role.ALL),
+        }
+    )

@@ -1,0 +1,1032 @@
+// The flow editor: a canvas (JointJS) over the draft's JSON graph, an outline list for
+// keyboard and screen-reader use, a properties panel, and live validation.
+//
+// One source of truth: `graph`, the draft's JSON as the server reads it. Every edit
+// changes `graph`, redraws what it touches, and schedules a save (300 ms after the last
+// change); the server answers with the new revision and the violations, which outline
+// the offending states and transitions. User text (labels, keys, messages) only ever
+// reaches the page as text: SVG text nodes, textContent, title elements — never HTML.
+(function () {
+  "use strict";
+
+  var root = document.getElementById("flow-editor");
+  if (!root || !window.joint || !window.dagre) return;
+  var setup = JSON.parse(document.getElementById("editor-setup").textContent);
+  var T = setup.text;
+  var LOCALES = setup.locales;
+  var STATE_W = 160;
+  var STATE_H = 46;
+  var SAVE_DELAY = 300;
+
+  var doc = null; // the last answer from the server: revision, violations, …
+  var graph = null; // the working graph (JSON), what is saved
+  var selected = null; // {type: "state", key} | {type: "transition", index}
+  var viewing = null; // a version number when showing one read-only
+  var saveTimer = null;
+  var saving = false;
+  var dirty = false;
+  var conflict = false;
+  var retryDelay = 1000;
+  var roundTrips = [];
+
+  // --- small helpers --------------------------------------------------------------
+
+  function fmt(text, params) {
+    return text.replace(/%\((\w+)\)s/g, function (_, name) {
+      return params && name in params ? String(params[name]) : "";
+    });
+  }
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      var value = attrs[name];
+      if (value === false || value === null || value === undefined) return;
+      if (name === "text") node.textContent = value;
+      else if (name.slice(0, 2) === "on") node.addEventListener(name.slice(2), value);
+      else if (value === true) node.setAttribute(name, "");
+      else node.setAttribute(name, String(value));
+    });
+    (children || []).forEach(function (child) {
+      if (child) node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    });
+    return node;
+  }
+
+  function label(item) {
+    var labels = item.labels || {};
+    return labels[document.documentElement.lang] || labels.en || item.key;
+  }
+
+  function stateByKey(key) {
+    return graph.states.find(function (s) { return s.key === key; });
+  }
+
+  function csrf() {
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.getAttribute("content") : "";
+  }
+
+  function api(method, path, body) {
+    return fetch(setup.api + path, {
+      method: method,
+      credentials: "same-origin",
+      headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrf() },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then(function (response) {
+      return response.json().catch(function () { return null; }).then(function (data) {
+        return { status: response.status, ok: response.ok, data: data };
+      });
+    });
+  }
+
+  function errorMessage(answer) {
+    return answer.data && answer.data.error ? answer.data.error.message : String(answer.status);
+  }
+
+  // --- status line, alert, publish button ----------------------------------------
+
+  var statusLine = document.getElementById("save-status");
+  var alertBox = document.getElementById("editor-alert");
+  var alertText = document.getElementById("editor-alert-text");
+  var reloadButton = document.getElementById("editor-reload");
+  var publishButton = document.getElementById("publish");
+  var publishReason = document.getElementById("publish-reason");
+
+  function say(text) { statusLine.textContent = text; }
+
+  function alarm(text, offerReload) {
+    alertText.textContent = text;
+    reloadButton.hidden = !offerReload;
+    alertBox.hidden = !text;
+  }
+
+  function refreshPublish() {
+    var reason;
+    if (viewing) reason = fmt(T.viewing, { version: viewing });
+    else if (!doc || !doc.saved) reason = T.publish_unsaved;
+    else if (dirty || saving) reason = T.saving;
+    else if (doc.errors) reason = fmt(T.publish_blocked, { num: doc.errors });
+    else reason = T.publish_ready;
+    publishButton.disabled = Boolean(viewing || !doc || !doc.saved || dirty || saving || doc.errors || conflict);
+    publishReason.textContent = reason;
+  }
+
+  // --- the canvas ---------------------------------------------------------------
+
+  var cells = new joint.dia.Graph({}, { cellNamespace: joint.shapes });
+  // JointJS would inject its one CSS rule as a <style> element, which the page's
+  // Content-Security-Policy refuses; the rule lives in portal.css instead.
+  var EditorPaper = joint.dia.Paper.extend({ stylesheet: "" });
+  var paper = new EditorPaper({
+    el: document.getElementById("paper"),
+    model: cells,
+    width: "100%",
+    height: 620,
+    gridSize: 10,
+    drawGrid: { name: "dot", args: { color: "#d1d5db" } },
+    background: { color: "#fbfbfd" },
+    async: false,
+    cellViewNamespace: joint.shapes,
+    linkPinning: false, // a transition dropped on empty canvas is no transition
+    snapLinks: { radius: 30 },
+    markAvailable: true,
+    defaultConnectionPoint: { name: "boundary" },
+    defaultLink: function () { return transitionCell({ key: "", from: "", to: "" }, -1); },
+    // Only the ports' handles are magnets: dragging one draws a transition.
+    validateMagnet: function () {
+      return !viewing;
+    },
+    validateConnection: function (sourceView, sourceMagnet, targetView) {
+      return Boolean(targetView && targetView.model.isElement());
+    },
+    interactive: function (view) {
+      if (viewing) return false;
+      return view.model.isElement() ? { elementMove: true } : { linkMove: false, labelMove: false, vertexAdd: false, vertexMove: true, arrowheadMove: false };
+    },
+  });
+
+  var STYLE = {
+    draft: { fill: "#eef2ff", stroke: "#4338ca" },
+    accrual: { fill: "#ecfdf5", stroke: "#047857" },
+    payout: { fill: "#ecfdf5", stroke: "#047857" },
+    rejected: { fill: "#fef2f2", stroke: "#9ca3af" },
+    cancelled: { fill: "#f3f4f6", stroke: "#9ca3af" },
+  };
+
+  function stateCell(s) {
+    var style = STYLE[s.role] || { fill: "#ffffff", stroke: "#4b5563" };
+    return new joint.shapes.standard.Rectangle({
+      id: "state:" + s.key,
+      z: 2, // above the arrows: a handle is never hidden under an arrow that starts at it
+      position: { x: s.x || 0, y: s.y || 0 },
+      size: { width: STATE_W, height: STATE_H },
+      attrs: {
+        root: { "data-key": s.key, "data-role": s.role, "data-terminal": s.terminal ? "true" : "false" },
+        body: {
+          fill: style.fill,
+          stroke: style.stroke,
+          strokeWidth: s.terminal ? 3 : 1.5,
+          rx: s.role === "draft" ? 23 : 6,
+          ry: s.role === "draft" ? 23 : 6,
+          strokeDasharray: s.terminal ? "" : "",
+        },
+        label: {
+          text: label(s),
+          fontSize: 13,
+          fill: "#111827",
+          textWrap: { width: -16, maxLineCount: 2, ellipsis: true },
+        },
+      },
+      ports: {
+        groups: {
+          out: {
+            position: { name: "right" },
+            markup: [{ tagName: "circle", selector: "handle" }],
+            attrs: { handle: { r: 7, magnet: true, fill: "#ffffff", stroke: "#4338ca", strokeWidth: 2, cursor: "crosshair" } },
+          },
+        },
+        items: [{ id: "out", group: "out" }],
+      },
+    });
+  }
+
+  function transitionCell(t, index) {
+    return new joint.shapes.standard.Link({
+      id: index >= 0 ? "transition:" + index : undefined,
+      z: 1,
+      source: { id: "state:" + t.from },
+      target: { id: "state:" + t.to },
+      attrs: {
+        root: { "data-index": index, "data-key": t.key, "data-from": t.from, "data-to": t.to },
+        line: { stroke: "#4b5563", strokeWidth: 1.5, targetMarker: { type: "path", d: "M 10 -5 0 0 10 5 z" } },
+      },
+      labels: t.key
+        ? [{
+            markup: [{ tagName: "rect", selector: "box" }, { tagName: "text", selector: "text" }],
+            attrs: {
+              text: { text: label(t), fill: "#1f2937", fontSize: 12, textAnchor: "middle", textVerticalAnchor: "middle" },
+              box: { ref: "text", x: "calc(x - 4)", y: "calc(y - 2)", width: "calc(w + 8)", height: "calc(h + 4)", fill: "#ffffff", stroke: "#e5e7eb", rx: 3 },
+            },
+            position: { distance: 0.5 },
+          }]
+        : [],
+    });
+  }
+
+  // Arrows between the same two states fan out; a self-loop circles the top right
+  // corner. Bends the admin drew (vertices) win.
+  function spreadVertices() {
+    var groups = {};
+    graph.transitions.forEach(function (t, i) {
+      if (t.vertices && t.vertices.length) return;
+      var pair = [t.from, t.to].sort().join("\u0000");
+      (groups[pair] = groups[pair] || []).push(i);
+    });
+    Object.keys(groups).forEach(function (pair) {
+      var members = groups[pair];
+      members.forEach(function (index, k) {
+        var t = graph.transitions[index];
+        var link = cells.getCell("transition:" + index);
+        var a = stateByKey(t.from), b = stateByKey(t.to);
+        if (!link || !a || !b) return;
+        if (t.from === t.to) {
+          var lift = 34 + 18 * k;
+          link.vertices([
+            { x: a.x + STATE_W - 20, y: a.y - lift },
+            { x: a.x + STATE_W + lift, y: a.y - lift },
+            { x: a.x + STATE_W + lift, y: a.y + 12 },
+          ]);
+          return;
+        }
+        if (members.length === 1) { link.vertices([]); return; }
+        var ax = a.x + STATE_W / 2, ay = a.y + STATE_H / 2, bx = b.x + STATE_W / 2, by = b.y + STATE_H / 2;
+        var dx = bx - ax, dy = by - ay, length = Math.hypot(dx, dy) || 1;
+        // Perpendicular offset, signed the same way whichever direction the arrow runs.
+        var sign = t.from < t.to ? 1 : -1;
+        var offset = (k - (members.length - 1) / 2) * 36 * sign;
+        link.vertices([{ x: (ax + bx) / 2 - (dy / length) * offset, y: (ay + by) / 2 + (dx / length) * offset }]);
+      });
+    });
+  }
+
+  function draw() {
+    graph.states = graph.states || [];
+    graph.transitions = graph.transitions || [];
+    graph.grants = graph.grants || [];
+    var list = graph.states.map(stateCell);
+    graph.transitions.forEach(function (t, i) {
+      var link = transitionCell(t, i);
+      if (t.vertices && t.vertices.length) {
+        link.vertices(t.vertices.map(function (v) { return { x: v[0], y: v[1] }; }));
+      }
+      list.push(link);
+    });
+    cells.resetCells(list);
+    spreadVertices();
+    markViolations();
+    markSelection();
+    drawOutline();
+  }
+
+  function viewOf(ref) {
+    if (!ref) return null;
+    var cell = ref.type === "state" ? cells.getCell("state:" + ref.key) : cells.getCell("transition:" + ref.index);
+    return cell ? paper.findViewByModel(cell) : null;
+  }
+
+  function markSelection() {
+    joint.highlighters.mask.removeAll(paper, "selection");
+    var view = viewOf(selected);
+    if (view) {
+      joint.highlighters.mask.add(view, view.model.isElement() ? "body" : "line", "selection", {
+        padding: 6,
+        attrs: { stroke: "#2563eb", "stroke-width": 2, "stroke-dasharray": "4 3" },
+      });
+    }
+    document.getElementById("delete-selected").disabled = !selected || Boolean(viewing);
+  }
+
+  // --- violations -----------------------------------------------------------------
+
+  function violationTarget(v) {
+    if (v.ref.state !== undefined) return { type: "state", key: v.ref.state };
+    if (v.ref.transition !== undefined) return { type: "transition", index: v.ref.transition };
+    if (v.ref.grant !== undefined) {
+      var grant = graph.grants[v.ref.grant];
+      if (grant && grant.state) return { type: "state", key: grant.state };
+    }
+    return null;
+  }
+
+  function markViolations() {
+    joint.highlighters.mask.removeAll(paper, "violation");
+    cells.getCells().forEach(function (cell) {
+      // null removes the attribute from the drawn element (a removed key would not);
+      // the title only empties (null would empty the whole element).
+      if (cell.attr("root/data-violation")) cell.attr({ root: { "data-violation": null, title: "" } });
+    });
+    var worst = {};
+    var notes = {};
+    (doc && !viewing ? doc.violations : []).forEach(function (v) {
+      var target = violationTarget(v);
+      if (!target) return;
+      var id = target.type === "state" ? "state:" + target.key : "transition:" + target.index;
+      if (worst[id] !== "error") worst[id] = v.severity;
+      (notes[id] = notes[id] || []).push(v.message);
+    });
+    Object.keys(worst).forEach(function (id) {
+      var cell = cells.getCell(id);
+      if (!cell) return;
+      cell.attr({ root: { "data-violation": worst[id], title: notes[id].join("\n") } });
+      var view = paper.findViewByModel(cell);
+      // One highlighter per cell (its id is per cell: two with one id replace each other).
+      joint.highlighters.mask.add(view, cell.isElement() ? "body" : "line", "violation", {
+        padding: 3,
+        layer: "back",
+        attrs: {
+          stroke: worst[id] === "error" ? "#dc2626" : "#d97706",
+          "stroke-width": 4,
+          "stroke-opacity": 0.8,
+        },
+      });
+    });
+    drawProblems();
+  }
+
+  function drawProblems() {
+    var list = document.getElementById("problems");
+    list.replaceChildren();
+    var violations = doc && !viewing ? doc.violations : [];
+    if (!violations.length) {
+      list.appendChild(el("li", { class: "muted", text: T.no_problems }));
+      return;
+    }
+    violations.forEach(function (v) {
+      var target = violationTarget(v);
+      var tag = el("span", { class: "tag " + (v.severity === "error" ? "danger" : "warn"), text: v.severity === "error" ? T.error : T.warning });
+      var text = el("span", { text: " " + v.message });
+      var item = target
+        ? el("button", { type: "button", class: "link-button", "data-code": v.code, onclick: function () { select(target, true); } }, [tag, text])
+        : el("span", { "data-code": v.code }, [tag, text]);
+      list.appendChild(el("li", { class: "problem problem-" + v.severity }, [item]));
+    });
+  }
+
+  // --- outline (keyboard and screen readers) ---------------------------------------
+
+  function drawOutline() {
+    var outline = document.getElementById("outline");
+    var focusedKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.outline : null;
+    outline.replaceChildren();
+    graph.states.forEach(function (s) {
+      var exits = el("ul", {});
+      graph.transitions.forEach(function (t, i) {
+        if (t.from !== s.key) return;
+        var to = stateByKey(t.to);
+        exits.appendChild(el("li", {}, [
+          el("button", {
+            type: "button",
+            class: "outline-item",
+            "data-outline": "transition:" + i,
+            "aria-pressed": selected && selected.type === "transition" && selected.index === i ? "true" : "false",
+            text: fmt(T.from_to, { from: label(t), to: to ? label(to) : t.to }),
+          }),
+        ]));
+      });
+      outline.appendChild(el("li", {}, [
+        el("button", {
+          type: "button",
+          class: "outline-item outline-state",
+          "data-outline": "state:" + s.key,
+          "aria-pressed": selected && selected.type === "state" && selected.key === s.key ? "true" : "false",
+          text: label(s) + " (" + s.key + ")",
+        }),
+        exits,
+      ]));
+    });
+    if (focusedKey) {
+      var again = outline.querySelector('[data-outline="' + CSS.escape(focusedKey) + '"]');
+      if (again) again.focus();
+    }
+  }
+
+  function refFromOutline(value) {
+    if (value.indexOf("state:") === 0) return { type: "state", key: value.slice(6) };
+    return { type: "transition", index: Number(value.slice(11)) };
+  }
+
+  document.getElementById("outline").addEventListener("click", function (event) {
+    var button = event.target.closest("[data-outline]");
+    if (button) select(refFromOutline(button.dataset.outline), false);
+  });
+
+  document.getElementById("outline").addEventListener("keydown", function (event) {
+    var button = event.target.closest("[data-outline]");
+    if (!button || viewing) return;
+    var ref = refFromOutline(button.dataset.outline);
+    var moves = { ArrowLeft: [-10, 0], ArrowRight: [10, 0], ArrowUp: [0, -10], ArrowDown: [0, 10] };
+    if (event.key === "Delete") {
+      event.preventDefault();
+      select(ref, false);
+      removeSelected();
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      select(ref, true);
+    } else if (moves[event.key] && ref.type === "state") {
+      event.preventDefault();
+      var s = stateByKey(ref.key);
+      s.x = Math.max(0, (s.x || 0) + moves[event.key][0]);
+      s.y = Math.max(0, (s.y || 0) + moves[event.key][1]);
+      cells.getCell("state:" + s.key).position(s.x, s.y);
+      moved = false;
+      spreadVertices();
+      changed();
+    }
+  });
+
+  // --- selection and the properties panel ------------------------------------------
+
+  function select(ref, focusPanel) {
+    selected = ref;
+    markSelection();
+    drawOutline();
+    drawProperties();
+    if (focusPanel) {
+      // A state opens on its label (renaming is the common edit), a transition on its key.
+      var first = document.querySelector('#properties [data-locale="en"]') ||
+        document.querySelector("#properties input, #properties select");
+      if (first) first.focus();
+    }
+  }
+
+  function field(labelText, input) {
+    var id = "prop-" + Math.random().toString(36).slice(2, 9);
+    input.id = id;
+    return el("div", { class: "field" }, [el("label", { for: id, text: labelText }), input]);
+  }
+
+  function textInput(value, onValue, attrs) {
+    var input = el("input", Object.assign({ type: "text", value: value || "" }, attrs || {}));
+    input.readOnly = Boolean(viewing);
+    input.addEventListener("input", function () { onValue(input.value); });
+    return input;
+  }
+
+  function selectInput(options, value, onValue, allowEmpty) {
+    var input = el("select", {});
+    input.disabled = Boolean(viewing);
+    if (allowEmpty) input.appendChild(el("option", { value: "", text: T.none }));
+    options.forEach(function (pair) {
+      var option = el("option", { value: pair[0], text: pair[1] });
+      option.selected = String(pair[0]) === String(value === undefined || value === null ? "" : value);
+      input.appendChild(option);
+    });
+    input.addEventListener("change", function () { onValue(input.value); });
+    return input;
+  }
+
+  function checkbox(labelText, checked, onValue) {
+    var input = el("input", { type: "checkbox" });
+    input.checked = Boolean(checked);
+    input.disabled = Boolean(viewing);
+    input.addEventListener("change", function () { onValue(input.checked); });
+    var id = "prop-" + Math.random().toString(36).slice(2, 9);
+    input.id = id;
+    return el("div", { class: "field checkbox" }, [input, el("label", { for: id, text: labelText })]);
+  }
+
+  function labelFields(item, redraw) {
+    return LOCALES.map(function (locale) {
+      return field(fmt(T.label_in, { locale: locale }), textInput((item.labels || {})[locale], function (value) {
+        item.labels = item.labels || {};
+        if (value) item.labels[locale] = value;
+        else delete item.labels[locale];
+        redraw();
+        changed();
+      }, { "data-locale": locale }));
+    });
+  }
+
+  function renameState(from, to) {
+    graph.transitions.forEach(function (t) {
+      if (t.from === from) t.from = to;
+      if (t.to === from) t.to = to;
+    });
+    graph.grants.forEach(function (g) { if (g.state === from) g.state = to; });
+  }
+
+  function drawProperties() {
+    var panel = document.getElementById("properties");
+    panel.replaceChildren();
+    if (!selected) {
+      panel.appendChild(el("p", { class: "muted", text: T.nothing_selected }));
+      return;
+    }
+    if (selected.type === "state") {
+      var s = stateByKey(selected.key);
+      if (!s) { selected = null; return drawProperties(); }
+      var keyInput = textInput(s.key, function () {}, { "data-prop": "key", spellcheck: "false" });
+      keyInput.addEventListener("change", function () {
+        var next = keyInput.value.trim();
+        if (!next || next === s.key) return;
+        renameState(s.key, next);
+        s.key = next;
+        selected = { type: "state", key: next };
+        draw();
+        changed();
+      });
+      panel.append(
+        el("h3", { text: T.state + " · " + label(s) }),
+        field(T.key, keyInput),
+      );
+      labelFields(s, function () { cells.getCell("state:" + s.key).attr("label/text", label(s)); drawOutline(); }).forEach(function (f) { panel.appendChild(f); });
+      panel.append(
+        field(T.role, selectInput(setup.roles, s.role, function (value) { s.role = value; draw(); changed(); })),
+        checkbox(T.terminal, s.terminal, function (value) { s.terminal = value; draw(); changed(); }),
+        field(T.deadline, textInput(s.deadline ? s.deadline.after : "", function (value) {
+          if (value) s.deadline = Object.assign({ on_breach: "remind" }, s.deadline || {}, { after: value.trim() });
+          else delete s.deadline;
+          changed();
+        }, { "data-prop": "deadline" })),
+        field(T.on_breach, selectInput(setup.breach, s.deadline ? s.deadline.on_breach : "remind", function (value) {
+          if (s.deadline) { s.deadline.on_breach = value; changed(); }
+        })),
+        field(T.escalate_after, textInput(s.escalate_after, function (value) {
+          if (value) s.escalate_after = value.trim();
+          else delete s.escalate_after;
+          changed();
+        }))
+      );
+      panel.appendChild(grantsFor(s));
+      return;
+    }
+    var index = selected.index;
+    var t = graph.transitions[index];
+    if (!t) { selected = null; return drawProperties(); }
+    var from = stateByKey(t.from), to = stateByKey(t.to);
+    var tKey = textInput(t.key, function (value) {
+      t.key = value.trim();
+      changed();
+    }, { "data-prop": "key", spellcheck: "false" });
+    tKey.addEventListener("change", draw);
+    panel.append(
+      el("h3", { text: T.transition + " · " + fmt(T.from_to, { from: from ? label(from) : t.from, to: to ? label(to) : t.to }) }),
+      field(T.key, tKey)
+    );
+    labelFields(t, function () { draw(); }).forEach(function (f) { panel.appendChild(f); });
+    var guardInput = textInput(t.guard ? t.guard.expression : "", function (value) {
+      if (value.trim()) t.guard = { expression: value, message: (t.guard && t.guard.message) || {} };
+      else delete t.guard;
+      changed();
+    }, { "data-prop": "guard", spellcheck: "false" });
+    panel.append(
+      field(T.gate, selectInput(setup.gates, t.gate, function (value) { t.gate = value; changed(); })),
+      field(T.guard, guardInput),
+      field(fmt(T.guard_message, { locale: "en" }), textInput(t.guard && t.guard.message ? t.guard.message.en : "", function (value) {
+        if (!t.guard) return;
+        t.guard.message = Object.assign({}, t.guard.message, { en: value });
+        changed();
+      })),
+      checkbox(T.comment_required, t.comment === "required", function (value) {
+        if (value) t.comment = "required";
+        else delete t.comment;
+        changed();
+      }),
+      checkbox(T.reverses, t.reverses, function (value) {
+        if (value) t.reverses = true;
+        else delete t.reverses;
+        changed();
+      })
+    );
+    var guardErrors = (doc ? doc.violations : []).filter(function (v) {
+      return v.ref.transition === index && v.path.indexOf(".guard") > 0;
+    });
+    guardErrors.forEach(function (v) {
+      panel.appendChild(el("p", { class: "field-error", "data-testid": "guard-error", text: v.message }));
+    });
+  }
+
+  function grantsFor(s) {
+    var box = el("fieldset", { class: "grants" }, [el("legend", { text: T.who_decides })]);
+    graph.grants.forEach(function (g, i) {
+      if (g.state !== s.key) return;
+      var who = g.grantee || (g.grantee = { kind: "superior" });
+      var row = el("div", { class: "grant-row", "data-grant": i });
+      row.appendChild(field(T.grantee, selectInput(setup.grantees, who.kind, function (value) {
+        g.grantee = { kind: value };
+        drawProperties();
+        changed();
+      })));
+      if (who.kind === "member" || who.kind === "position") {
+        var options = (pickers[who.kind === "member" ? "members" : "positions"] || []).map(function (c) { return [c.id, c.label]; });
+        row.appendChild(field(who.kind === "member" ? T.member : T.position, selectInput(options, who[who.kind], function (value) {
+          who[who.kind] = value ? Number(value) : undefined;
+          changed();
+        }, true)));
+      } else if (who.kind === "levels_up") {
+        row.appendChild(field(T.levels, textInput(who.levels, function (value) {
+          var n = parseInt(value, 10);
+          who.levels = isNaN(n) ? value : n;
+          changed();
+        }, { inputmode: "numeric" })));
+      } else if (who.kind === "role") {
+        row.appendChild(field(T.role_name, selectInput((pickers.roles || []).map(function (r) { return [r, r]; }), who.role, function (value) {
+          who.role = value || undefined;
+          changed();
+        }, true)));
+      }
+      row.appendChild(field(fmt(T.floor, { currency: setup.currency || "" }), textInput(g.min_amount, function (value) {
+        if (value.trim()) g.min_amount = value.trim();
+        else delete g.min_amount;
+        changed();
+      }, { inputmode: "decimal", "data-prop": "floor" })));
+      row.appendChild(field(T.on_vacancy, selectInput(setup.vacancy, g.on_vacancy || "escalate", function (value) {
+        g.on_vacancy = value;
+        changed();
+      })));
+      row.appendChild(el("button", { type: "button", class: "link-button", text: T.remove, onclick: function () {
+        graph.grants.splice(i, 1);
+        drawProperties();
+        changed();
+      } }));
+      box.appendChild(row);
+    });
+    if (!viewing) {
+      box.appendChild(el("button", { type: "button", "data-testid": "add-grant", text: T.add_grant, onclick: function () {
+        graph.grants.push({ state: s.key, grantee: { kind: "superior" } });
+        drawProperties();
+        changed();
+      } }));
+    }
+    return box;
+  }
+
+  // --- editing the structure -------------------------------------------------------
+
+  function uniqueKey(base, taken) {
+    var key = base, n = 2;
+    while (taken.indexOf(key) >= 0) key = base + "_" + n++;
+    return key;
+  }
+
+  function addState(x, y) {
+    if (viewing) return;
+    var key = uniqueKey("step", graph.states.map(function (s) { return s.key; }));
+    graph.states.push({ key: key, labels: { en: T.new_state }, role: "pending", x: Math.round(x), y: Math.round(y) });
+    selected = { type: "state", key: key };
+    draw();
+    drawProperties();
+    changed();
+  }
+
+  function removeSelected() {
+    if (!selected || viewing) return;
+    if (selected.type === "state") {
+      var s = stateByKey(selected.key);
+      if (s && s.role === "draft") {
+        say(T.delete_initial);
+        return;
+      }
+      var key = selected.key;
+      graph.states = graph.states.filter(function (x) { return x.key !== key; });
+      // A state takes its transitions and grants with it.
+      graph.transitions = graph.transitions.filter(function (t) { return t.from !== key && t.to !== key; });
+      graph.grants = graph.grants.filter(function (g) { return g.state !== key; });
+    } else {
+      graph.transitions.splice(selected.index, 1);
+    }
+    selected = null;
+    draw();
+    drawProperties();
+    changed();
+  }
+
+  paper.on("link:connect", function (linkView) {
+    var link = linkView.model;
+    var from = link.source().id.slice(6), to = link.target().id.slice(6);
+    var taken = graph.transitions.filter(function (t) { return t.from === from; }).map(function (t) { return t.key; });
+    var key = uniqueKey("go", taken);
+    graph.transitions.push({ key: key, from: from, to: to, gate: "target", labels: { en: key } });
+    selected = { type: "transition", index: graph.transitions.length - 1 };
+    draw();
+    drawProperties();
+    changed();
+  });
+
+  paper.on("link:pointerup", function (linkView) {
+    // A drag that ended nowhere leaves a dangling link behind: drop it (no transition).
+    var link = linkView.model;
+    if (!link.id || String(link.id).indexOf("transition:") !== 0) {
+      if (!link.target().id) link.remove();
+    }
+  });
+
+  var moved = false;
+  cells.on("change:position", function (cell) {
+    if (!cell.isElement() || viewing) return;
+    moved = true;
+    var s = stateByKey(String(cell.id).slice(6));
+    if (!s) return;
+    var p = cell.position();
+    s.x = Math.max(0, Math.round(p.x));
+    s.y = Math.max(0, Math.round(p.y));
+    spreadVertices();
+  });
+
+  paper.on("element:pointerup", function (view) {
+    if (moved && !viewing) changed();
+    moved = false;
+    select({ type: "state", key: String(view.model.id).slice(6) }, false);
+  });
+  paper.on("element:pointerdblclick", function (view) {
+    select({ type: "state", key: String(view.model.id).slice(6) }, true);
+  });
+  paper.on("link:pointerclick", function (view) {
+    var id = String(view.model.id);
+    if (id.indexOf("transition:") === 0) select({ type: "transition", index: Number(id.slice(11)) }, false);
+  });
+  paper.on("blank:pointerclick", function () { select(null, false); });
+  paper.on("blank:pointerdblclick", function (event, x, y) { addState(x - STATE_W / 2, y - STATE_H / 2); });
+
+  // Pan by dragging empty canvas; zoom with the buttons or Ctrl + wheel.
+  var panFrom = null;
+  paper.on("blank:pointerdown", function (event) {
+    var t = paper.translate();
+    panFrom = { x: event.clientX, y: event.clientY, tx: t.tx, ty: t.ty };
+  });
+  document.addEventListener("mousemove", function (event) {
+    if (panFrom) paper.translate(panFrom.tx + event.clientX - panFrom.x, panFrom.ty + event.clientY - panFrom.y);
+  });
+  document.addEventListener("mouseup", function () { panFrom = null; });
+  function zoom(factor) {
+    var s = paper.scale().sx;
+    var next = Math.min(2, Math.max(0.2, s * factor));
+    paper.scale(next, next);
+  }
+  paper.on("blank:mousewheel cell:mousewheel", function () {
+    var event = arguments[arguments.length - 4] || arguments[0];
+    var delta = arguments[arguments.length - 1];
+    if (event && event.ctrlKey) { event.preventDefault(); zoom(delta > 0 ? 1.1 : 0.9); }
+  });
+
+  function fit() {
+    paper.transformToFitContent({ padding: 30, maxScale: 1.2, minScale: 0.2 });
+  }
+
+  function autoLayout() {
+    if (viewing) return;
+    var layout = new dagre.graphlib.Graph();
+    layout.setGraph({ rankdir: "LR", nodesep: 50, ranksep: 90, marginx: 20, marginy: 20 });
+    layout.setDefaultEdgeLabel(function () { return {}; });
+    graph.states.forEach(function (s) { layout.setNode(s.key, { width: STATE_W, height: STATE_H }); });
+    graph.transitions.forEach(function (t) { if (t.from !== t.to) layout.setEdge(t.from, t.to); });
+    dagre.layout(layout);
+    graph.states.forEach(function (s) {
+      var node = layout.node(s.key);
+      s.x = Math.round(node.x - STATE_W / 2);
+      s.y = Math.round(node.y - STATE_H / 2);
+    });
+    graph.transitions.forEach(function (t) { delete t.vertices; });
+    draw();
+    fit();
+    changed();
+  }
+
+  document.getElementById("add-state").addEventListener("click", function () {
+    // In the middle of what the admin sees, nudged off any state already there.
+    var box = paper.el.getBoundingClientRect();
+    var centre = paper.clientToLocalPoint({ x: box.left + box.width / 2, y: box.top + box.height / 2 });
+    var x = centre.x - STATE_W / 2, y = centre.y - STATE_H / 2;
+    while (graph.states.some(function (s) { return Math.abs(s.x - x) < STATE_W + 20 && Math.abs(s.y - y) < STATE_H + 20; })) {
+      y += STATE_H + 30;
+    }
+    addState(x, y);
+  });
+  document.getElementById("delete-selected").addEventListener("click", removeSelected);
+  document.getElementById("auto-layout").addEventListener("click", autoLayout);
+  document.getElementById("fit").addEventListener("click", fit);
+  document.getElementById("zoom-in").addEventListener("click", function () { zoom(1.2); });
+  document.getElementById("zoom-out").addEventListener("click", function () { zoom(1 / 1.2); });
+  document.addEventListener("keydown", function (event) {
+    var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName);
+    if (event.key === "Delete" && !typing && selected && !event.target.closest("#outline")) removeSelected();
+  });
+
+  // --- saving ---------------------------------------------------------------------
+
+  function changed() {
+    if (viewing) return;
+    dirty = true;
+    refreshPublish();
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(save, SAVE_DELAY);
+  }
+
+  function save() {
+    if (conflict) return;
+    if (saving) { saveTimer = setTimeout(save, SAVE_DELAY); return; }
+    saving = true;
+    dirty = false;
+    say(T.saving);
+    var started = performance.now();
+    api("PUT", "/draft", { revision: doc.revision, graph: graph }).then(function (answer) {
+      saving = false;
+      roundTrips.push(performance.now() - started);
+      if (answer.ok) {
+        retryDelay = 1000;
+        doc = answer.data;
+        alarm("");
+        say(fmt(T.saved, { revision: doc.revision }));
+        markViolations();
+        if (selected && selected.type === "transition") drawGuardErrors();
+      } else if (answer.status === 409) {
+        conflict = true;
+        alarm(fmt(T.conflict, { revision: answer.data.error.details.current }), true);
+        say(fmt(T.conflict, { revision: answer.data.error.details.current }));
+      } else {
+        // Refused as a document (a path the loader names): nothing saved, keep editing.
+        alarm(fmt(T.refused, { message: errorMessage(answer) }), false);
+        say(fmt(T.refused, { message: errorMessage(answer) }));
+      }
+      refreshPublish();
+    }, function () {
+      // The server could not be reached: keep the graph here and try again.
+      saving = false;
+      dirty = true;
+      say(T.retrying);
+      alarm(T.retrying, false);
+      refreshPublish();
+      clearTimeout(saveTimer);
+      saveTimer = setTimeout(save, retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 15000);
+    });
+  }
+
+  function drawGuardErrors() {
+    document.querySelectorAll('[data-testid="guard-error"]').forEach(function (node) { node.remove(); });
+    var index = selected.index;
+    (doc.violations || []).filter(function (v) {
+      return v.ref.transition === index && v.path.indexOf(".guard") > 0;
+    }).forEach(function (v) {
+      document.getElementById("properties").appendChild(el("p", { class: "field-error", "data-testid": "guard-error", text: v.message }));
+    });
+  }
+
+  reloadButton.addEventListener("click", function () {
+    conflict = false;
+    alarm("");
+    load();
+  });
+
+  // --- publish, discard, import, versions ----------------------------------------
+
+  var dialog = document.getElementById("publish-dialog");
+
+  publishButton.addEventListener("click", function () {
+    if (publishButton.disabled) return;
+    api("GET", "/changes").then(function (answer) {
+      if (!answer.ok) { alarm(fmt(T.failed, { message: errorMessage(answer) })); return; }
+      var changes = answer.data;
+      var box = document.getElementById("publish-changes");
+      box.replaceChildren();
+      var next = (doc.base_version || 0) + 1;
+      document.getElementById("publish-dialog-title").textContent = fmt(T.publish_title, { version: next });
+      if (!changes.any) box.appendChild(el("p", { text: T.publish_nothing }));
+      [["states", T.states], ["transitions", T.transitions], ["grants", T.grants], ["fields", T.fields]].forEach(function (part) {
+        var c = changes[part[0]];
+        var lines = [];
+        ["added", "removed", "changed"].forEach(function (what) {
+          if (c[what].length) lines.push(T[what] + ": " + c[what].join(", "));
+        });
+        if (lines.length) box.appendChild(el("p", { "data-part": part[0] }, [el("strong", { text: part[1] + " — " }), lines.join("; ")]));
+      });
+      dialog.showModal();
+      document.getElementById("publish-confirm").focus();
+    });
+  });
+  document.getElementById("publish-cancel").addEventListener("click", function () { dialog.close(); });
+  document.getElementById("publish-confirm").addEventListener("click", function () {
+    api("POST", "/draft/publish", { revision: doc.revision }).then(function (answer) {
+      dialog.close();
+      if (answer.ok) {
+        doc = answer.data.draft;
+        graph = doc.graph;
+        say(fmt(T.published, { version: answer.data.version }));
+        alarm("");
+        draw();
+        loadVersions();
+      } else if (answer.status === 409) {
+        conflict = true;
+        alarm(errorMessage(answer), true);
+      } else {
+        alarm(errorMessage(answer), false);
+      }
+      refreshPublish();
+      publishButton.focus();
+    });
+  });
+
+  document.getElementById("discard").addEventListener("click", function () {
+    if (!doc || !doc.saved || !window.confirm(T.discard_confirm)) return;
+    api("POST", "/draft/discard", { revision: doc.revision }).then(function (answer) {
+      if (!answer.ok) { alarm(errorMessage(answer), answer.status === 409); return; }
+      doc = answer.data;
+      graph = doc.graph;
+      selected = null;
+      say(T.discarded);
+      draw();
+      drawProperties();
+      refreshPublish();
+    });
+  });
+
+  document.getElementById("import-file").addEventListener("change", function (event) {
+    var file = event.target.files[0];
+    event.target.value = "";
+    if (!file) return;
+    file.text().then(function (text) {
+      var parsed;
+      try { parsed = JSON.parse(text); } catch (e) {
+        alarm(fmt(T.refused, { message: e.message }), false);
+        return;
+      }
+      api("PUT", "/draft", { revision: doc.revision, graph: parsed }).then(function (answer) {
+        if (!answer.ok) {
+          alarm(fmt(T.refused, { message: errorMessage(answer) }), answer.status === 409);
+          return;
+        }
+        doc = answer.data;
+        graph = doc.graph;
+        selected = null;
+        alarm("");
+        say(fmt(T.imported, { revision: doc.revision }));
+        draw();
+        fit();
+        drawProperties();
+        refreshPublish();
+      });
+    });
+  });
+
+  function loadVersions() {
+    api("GET", "/versions").then(function (answer) {
+      var list = document.getElementById("versions");
+      list.replaceChildren();
+      (answer.data || []).forEach(function (v) {
+        list.appendChild(el("li", { "data-version": v.version }, [
+          el("strong", { text: "v" + v.version + " " }),
+          el("span", { class: "muted", text: fmt(T.published_by, { when: new Date(v.published_at).toLocaleString(), who: v.published_by || "—" }) + " " }),
+          el("button", { type: "button", class: "link-button", text: T.view, onclick: function () { showVersion(v.version); } }),
+          " ",
+          el("button", { type: "button", class: "link-button", text: T.start_from, onclick: function () { startFrom(v.version); } }),
+        ]));
+      });
+    });
+  }
+
+  function showVersion(version) {
+    api("GET", "/versions/" + version).then(function (answer) {
+      if (!answer.ok) return;
+      viewing = version;
+      graph = answer.data.graph;
+      selected = null;
+      say(fmt(T.viewing, { version: version }));
+      alarm(fmt(T.viewing, { version: version }), false);
+      reloadButton.hidden = false;
+      reloadButton.textContent = T.back;
+      draw();
+      fit();
+      drawProperties();
+      refreshPublish();
+    });
+  }
+
+  function startFrom(version) {
+    api("POST", "/draft/from-version", { version: version, revision: doc.revision }).then(function (answer) {
+      if (!answer.ok) { alarm(errorMessage(answer), answer.status === 409); return; }
+      viewing = null;
+      doc = answer.data;
+      graph = doc.graph;
+      alarm("");
+      say(fmt(T.saved, { revision: doc.revision }));
+      draw();
+      fit();
+      refreshPublish();
+    });
+  }
+
+  // --- loading --------------------------------------------------------------------
+
+  var pickers = {};
+
+  function load() {
+    viewing = null;
+    reloadButton.textContent = T.reload;
+    return api("GET", "/draft").then(function (answer) {
+      if (!answer.ok) { alarm(fmt(T.failed, { message: errorMessage(answer) })); return; }
+      doc = answer.data;
+      graph = doc.graph;
+      graph.transitions = graph.transitions || [];
+      graph.grants = graph.grants || [];
+      var started = performance.now();
+      draw();
+      fit();
+      window.flowEditor.loadMs = performance.now() - started;
+      say(doc.saved ? fmt(T.saved, { revision: doc.revision }) : T.unsaved);
+      drawProperties();
+      refreshPublish();
+    });
+  }
+
+  // Read-only hooks for the browser tests: figures, never a way to change the draft.
+  window.flowEditor = {
+    roundTrips: roundTrips,
+    loadMs: null,
+    ready: null,
+  };
+  window.flowEditor.ready = Promise.all([
+    api("GET", "/pickers").then(function (answer) { pickers = answer.data || {}; }),
+    load(),
+  ]).then(loadVersions);
+})();

@@ -1,0 +1,61 @@
+"""What a draft changes against the version it replaces: the publish confirmation's
+summary. Layout is not a change; a renamed label, a new state or a dropped arrow is."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+
+from portal.domain.graph import Grant, Grantee, GranteeKind, Labels, StateRole
+from portal.domain.graph_diff import Changes, diff
+from portal.flows.seeded import leave_request
+
+LEAVE = leave_request("MYR")
+
+
+def test_an_unchanged_graph_and_a_moved_state_are_no_change():
+    assert not diff(LEAVE, LEAVE).any
+    moved = replace(
+        LEAVE,
+        states=tuple(replace(s, x=s.x + 40, y=s.y + 10) for s in LEAVE.states),
+        transitions=tuple(replace(t, vertices=((1, 2),)) for t in LEAVE.transitions),
+    )
+    assert not diff(LEAVE, moved).any
+
+
+def test_added_removed_and_changed_states_and_transitions_are_named():
+    first = LEAVE.states[1]
+    relabelled = replace(first, labels=Labels({"en": "Waiting for the manager"}))
+    extra = replace(
+        first, key="hr_check", labels=Labels({"en": "HR check"}), role=StateRole.PENDING
+    )
+    dropped = LEAVE.transitions[-1]
+    after = replace(
+        LEAVE,
+        states=(LEAVE.states[0], relabelled, *LEAVE.states[2:], extra),
+        transitions=LEAVE.transitions[:-1],
+    )
+
+    changes = diff(LEAVE, after)
+
+    assert changes.states == Changes(added=("hr_check",), changed=(first.key,))
+    assert changes.transitions == Changes(removed=(f"{dropped.from_state}.{dropped.key}",))
+    assert changes.any and not changes.flow_changed
+
+
+def test_an_edited_grant_reads_as_one_removed_and_one_added():
+    grant = LEAVE.grants[0]
+    raised = replace(grant, min_amount=Decimal("500"), currency="MYR")
+    extra = Grant(Grantee(GranteeKind.ROLE, role="admin"), state=grant.state)
+
+    changes = diff(LEAVE, replace(LEAVE, grants=(raised, extra)))
+
+    assert len(changes.grants.added) == 2 and len(changes.grants.removed) == 1
+    assert changes.grants.changed == ()
+
+
+def test_against_no_version_everything_is_new():
+    changes = diff(None, LEAVE)
+    assert changes.flow_changed
+    assert changes.states.added == tuple(sorted(s.key for s in LEAVE.states))
+    assert changes.states.removed == changes.states.changed == ()

@@ -1,0 +1,183 @@
+"""The flow editor's JSON API as acme's admin, with globex present and invisible: the
+draft read and saved revision by revision, a colleague's save met with a conflict, bad
+bodies refused by path with nothing saved, publishing refused while errors stand and
+then allowed, versions read back, "start from this version", and the pickers."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from portal.domain.actor import Role
+
+FLOW = "/o/acme-test/flows/leave_request/api"
+
+
+def _json(client, method: str, url: str, token: str, body: Any = None):  # type: ignore[no-untyped-def]
+    return client.open(
+        url,
+        method=method,
+        data=json.dumps(body) if not isinstance(body, (bytes, str)) else body,
+        headers={"X-CSRFToken": token, "Accept": "application/json"},
+        content_type="application/json",
+    )
+
+
+def _get(client, url: str):  # type: ignore[no-untyped-def]
+    return client.get(url, headers={"Accept": "application/json"})
+
+
+def _save(client, token: str, revision: int, graph: dict):  # type: ignore[no-untyped-def]
+    return _json(client, "PUT", f"{FLOW}/draft", token, {"revision": revision, "graph": graph})
+
+
+def _unreachable(graph: dict) -> dict:
+    """A state nothing leads to: an error (rule 1) the draft may hold but not publish."""
+    broken = copy.deepcopy(graph)
+    broken["states"].append(
+        {"key": "limbo", "labels": {"en": "Limbo"}, "role": "pending", "x": 900, "y": 40}
+    )
+    return broken
+
+
+def test_the_draft_opens_on_the_current_version_and_saves_revision_by_revision(client, login, acme):
+    token = login(acme.admin)
+
+    opened = _get(client, f"{FLOW}/draft")
+
+    assert opened.status_code == 200
+    draft = opened.get_json()
+    assert (draft["revision"], draft["base_version"], draft["saved"]) == (0, 1, False)
+    assert draft["graph"]["kind"] == "leave_request" and draft["errors"] == 0
+
+    first = _save(client, token, 0, _unreachable(draft["graph"]))
+    assert first.status_code == 200
+    saved = first.get_json()
+    assert (saved["revision"], saved["saved"], saved["publishable"]) == (1, True, False)
+    unreachable = [v for v in saved["violations"] if v["ref"] == {"state": "limbo"}]
+    assert unreachable and unreachable[0]["severity"] == "error"
+    assert "Limbo" in unreachable[0]["message"] or "limbo" in unreachable[0]["message"]
+
+    second = _save(client, token, 1, draft["graph"])
+    assert (second.status_code, second.get_json()["revision"]) == (200, 2)
+    assert second.get_json()["publishable"] is True
+
+
+def test_a_save_from_a_stale_revision_is_a_conflict_and_overwrites_nothing(client, login, acme):
+    token = login(acme.admin)
+    graph = _get(client, f"{FLOW}/draft").get_json()["graph"]
+    assert _save(client, token, 0, graph).status_code == 200  # revision 1, by "a colleague"
+
+    stale = _save(client, token, 0, _unreachable(graph))
+
+    assert stale.status_code == 409
+    error = stale.get_json()["error"]
+    assert (error["code"], error["details"]["current"]) == ("stale_revision", 1)
+    after = _get(client, f"{FLOW}/draft").get_json()
+    assert after["revision"] == 1 and after["errors"] == 0
+
+
+def test_a_body_that_is_not_a_graph_is_refused_by_path_and_nothing_is_saved(client, login, acme):
+    token = login(acme.admin)
+    graph = _get(client, f"{FLOW}/draft").get_json()["graph"]
+    assert _save(client, token, 0, graph).status_code == 200
+
+    not_a_number = copy.deepcopy(graph)
+    not_a_number["grants"][0]["min_amount"] = "a lot"
+    bad_floor = _save(client, token, 1, not_a_number)
+    assert bad_floor.status_code == 422
+    assert bad_floor.get_json()["error"]["details"]["path"] == "grants[0].min_amount"
+
+    spaced = copy.deepcopy(graph)
+    spaced["states"][0]["key"] = "first step"
+    assert _save(client, token, 1, spaced).get_json()["revision"] == 2  # a violation, saved
+    codes = [v["code"] for v in _get(client, f"{FLOW}/draft").get_json()["violations"]]
+    assert "state_key_invalid" in codes
+
+    for body in (b"{not json", b"[]", b'{"revision": "1", "graph": {}}', b'{"revision": 2}'):
+        refused = _json(client, "PUT", f"{FLOW}/draft", token, body)
+        assert refused.status_code in (400, 422), body
+        assert "error" in refused.get_json()
+    assert _get(client, f"{FLOW}/draft").get_json()["revision"] == 2
+
+
+def test_publishing_is_refused_while_errors_stand_then_appends_the_next_version(
+    client, login, acme
+):
+    token = login(acme.admin)
+    graph = _get(client, f"{FLOW}/draft").get_json()["graph"]
+    assert _save(client, token, 0, _unreachable(graph)).status_code == 200
+
+    refused = _json(client, "POST", f"{FLOW}/draft/publish", token, {"revision": 1})
+    assert refused.status_code == 422
+    error = refused.get_json()["error"]
+    assert error["code"] == "flow_invalid"
+    assert {"state": "limbo"} in [v["ref"] for v in error["details"]["violations"]]
+
+    fixed = copy.deepcopy(graph)
+    fixed["states"][1]["labels"]["en"] = "Waiting for the manager"
+    assert _save(client, token, 1, fixed).status_code == 200
+    changes = _get(client, f"{FLOW}/changes").get_json()
+    assert changes["states"]["changed"] == [graph["states"][1]["key"]]
+    assert changes["transitions"] == {"added": [], "removed": [], "changed": []}
+
+    published = _json(client, "POST", f"{FLOW}/draft/publish", token, {"revision": 2})
+    assert published.status_code == 200
+    assert published.get_json()["version"] == 2
+    assert published.get_json()["draft"]["revision"] == 0  # consumed: v2 reopens unsaved
+    again = _json(client, "POST", f"{FLOW}/draft/publish", token, {"revision": 2})
+    assert (again.status_code, again.get_json()["error"]["code"]) == (409, "draft_gone")
+
+    listed = _get(client, f"{FLOW}/versions").get_json()
+    assert [v["version"] for v in listed] == [2, 1]
+    v1 = _get(client, f"{FLOW}/versions/1").get_json()["graph"]
+    assert v1["states"][1]["labels"]["en"] != "Waiting for the manager"
+    assert _get(client, f"{FLOW}/versions/9").status_code == 404
+
+
+def test_a_draft_starts_from_an_earlier_version_and_can_be_discarded(client, login, acme):
+    token = login(acme.admin)
+    graph = _get(client, f"{FLOW}/draft").get_json()["graph"]
+    changed = copy.deepcopy(graph)
+    changed["labels"]["en"] = "Time off"
+    assert _save(client, token, 0, changed).status_code == 200
+
+    restored = _json(
+        client, "POST", f"{FLOW}/draft/from-version", token, {"version": 1, "revision": 1}
+    )
+    assert restored.status_code == 200
+    assert (restored.get_json()["revision"], restored.get_json()["graph"]["labels"]) == (
+        2,
+        graph["labels"],
+    )
+
+    stale = _json(client, "POST", f"{FLOW}/draft/discard", token, {"revision": 1})
+    assert stale.status_code == 409
+    discarded = _json(client, "POST", f"{FLOW}/draft/discard", token, {"revision": 2})
+    assert (discarded.status_code, discarded.get_json()["revision"]) == (200, 0)
+
+
+def test_the_pickers_list_this_organizations_members_seats_and_roles(client, login, acme, globex):
+    login(acme.admin)
+    pickers = _get(client, f"{FLOW}/pickers").get_json()
+    assert [m["label"].split(" <")[0] for m in pickers["members"]] == ["Alice Admin"]
+    assert "Gus Globex" not in json.dumps(pickers)
+    assert pickers["roles"] == list(Role.ALL)
+    assert "levels_up" in pickers["grantee_kinds"]
+
+
+def test_only_an_admin_of_this_organization_reaches_the_api(
+    client, login, acme, globex, make_member
+):
+    member = make_member(acme.org, "Bob Builder")
+    token = login(member)
+    assert _get(client, f"{FLOW}/draft").status_code == 403
+    graph = {"kind": "leave_request", "states": []}
+    assert _save(client, token, 0, graph).status_code == 403
+
+    client.post("/logout", data={"csrf_token": token})
+    token = login(globex.admin)
+    # Another organization's flows do not exist for globex's admin.
+    assert _get(client, f"{FLOW}/draft").status_code == 404
+    assert _get(client, "/o/globex-test/flows/leave_request/api/draft").status_code == 200
