@@ -96,9 +96,9 @@ def bulk_transition(
 ) -> list[BulkOutcome]:
     """Take ``transition`` on each (reference, state the client saw)."""
     check_bulk(items)
-    return [
-        _take(actor, reference, seen, transition, comment, request_id) for reference, seen in items
-    ]
+    return _each(
+        actor, items, dict.fromkeys((r for r, _ in items), transition), comment, request_id
+    )
 
 
 def bulk_decide(
@@ -114,15 +114,19 @@ def bulk_decide(
     task on it authorises in that state."""
     check_bulk(items)
     authorised = task_transitions(actor, items)
+    chosen = {r: transition_for(verdict, authorised.get(r, ())) for r, _ in items}
+    return _each(actor, items, chosen, comment, request_id)
+
+
+def _each(
+    actor: Actor,
+    items: list[tuple[str, str]],
+    transitions: dict[str, str | None],
+    comment: str,
+    request_id: str | None,
+) -> list[BulkOutcome]:
     return [
-        _take(
-            actor,
-            reference,
-            seen,
-            transition_for(verdict, authorised.get(reference, ())),
-            comment,
-            request_id,
-        )
+        _take(actor, reference, seen, transitions[reference], comment, request_id)
         for reference, seen in items
     ]
 

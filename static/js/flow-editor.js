@@ -127,11 +127,13 @@
     drawGrid: { name: "dot", args: { color: "#d1d5db" } },
     background: { color: "#fbfbfd" },
     async: false,
+    sorting: joint.dia.Paper.sorting.APPROX, // no full re-sort of 320 views per render
     cellViewNamespace: joint.shapes,
     linkPinning: false, // a transition dropped on empty canvas is no transition
     snapLinks: { radius: 30 },
     markAvailable: true,
-    defaultConnectionPoint: { name: "boundary" },
+    // The model's box, not the drawn shape: no DOM measuring per arrow end.
+    defaultConnectionPoint: { name: "bbox" },
     defaultLink: function () { return transitionCell({ key: "", from: "", to: "" }, -1); },
     // Only the ports' handles are magnets: dragging one draws a transition.
     validateMagnet: function () {
@@ -171,12 +173,9 @@
           ry: s.role === "draft" ? 23 : 6,
           strokeDasharray: s.terminal ? "" : "",
         },
-        label: {
-          text: label(s),
-          fontSize: 13,
-          fill: "#111827",
-          textWrap: { width: -16, maxLineCount: 2, ellipsis: true },
-        },
+        // Shortened here rather than with JointJS's textWrap, which measures the text
+        // in the browser for every state (the cost that made large flows slow to draw).
+        label: { text: shorten(label(s), 22), fontSize: 13, fill: "#111827" },
       },
       ports: {
         groups: {
@@ -191,6 +190,24 @@
     });
   }
 
+  function shorten(text, most) {
+    return text.length > most ? text.slice(0, most - 1) + "…" : text;
+  }
+
+  // The label's box is sized from its length, not measured: measuring every label's
+  // text in the browser is what makes a 256-arrow flow slow to draw.
+  function arrowLabel(text) {
+    var width = Math.max(16, text.length * 6.6 + 10);
+    return {
+      markup: [{ tagName: "rect", selector: "box" }, { tagName: "text", selector: "text" }],
+      attrs: {
+        text: { text: text, fill: "#1f2937", fontSize: 11, textAnchor: "middle", y: 4 },
+        box: { x: -width / 2, y: -9, width: width, height: 18, fill: "#ffffff", stroke: "#e5e7eb", rx: 3 },
+      },
+      position: { distance: 0.5 },
+    };
+  }
+
   function transitionCell(t, index) {
     return new joint.shapes.standard.Link({
       id: index >= 0 ? "transition:" + index : undefined,
@@ -201,25 +218,19 @@
         root: { "data-index": index, "data-key": t.key, "data-from": t.from, "data-to": t.to },
         line: { stroke: "#4b5563", strokeWidth: 1.5, targetMarker: { type: "path", d: "M 10 -5 0 0 10 5 z" } },
       },
-      labels: t.key
-        ? [{
-            markup: [{ tagName: "rect", selector: "box" }, { tagName: "text", selector: "text" }],
-            attrs: {
-              text: { text: label(t), fill: "#1f2937", fontSize: 12, textAnchor: "middle", textVerticalAnchor: "middle" },
-              box: { ref: "text", x: "calc(x - 4)", y: "calc(y - 2)", width: "calc(w + 8)", height: "calc(h + 4)", fill: "#ffffff", stroke: "#e5e7eb", rx: 3 },
-            },
-            position: { distance: 0.5 },
-          }]
-        : [],
+      labels: t.key ? [arrowLabel(shorten(label(t), 18))] : [],
     });
   }
 
   // Arrows between the same two states fan out; a self-loop circles the top right
-  // corner. Bends the admin drew (vertices) win.
-  function spreadVertices() {
+  // corner. Bends the admin drew (vertices) win. Returns {transition index: points},
+  // for every arrow or (with `onlyState`) for the arrows touching that state.
+  function spreadVertices(onlyState) {
     var groups = {};
+    var found = {};
     graph.transitions.forEach(function (t, i) {
       if (t.vertices && t.vertices.length) return;
+      if (onlyState && t.from !== onlyState && t.to !== onlyState) return;
       var pair = [t.from, t.to].sort().join("\u0000");
       (groups[pair] = groups[pair] || []).push(i);
     });
@@ -227,26 +238,34 @@
       var members = groups[pair];
       members.forEach(function (index, k) {
         var t = graph.transitions[index];
-        var link = cells.getCell("transition:" + index);
         var a = stateByKey(t.from), b = stateByKey(t.to);
-        if (!link || !a || !b) return;
+        if (!a || !b) return;
         if (t.from === t.to) {
           var lift = 34 + 18 * k;
-          link.vertices([
+          found[index] = [
             { x: a.x + STATE_W - 20, y: a.y - lift },
             { x: a.x + STATE_W + lift, y: a.y - lift },
             { x: a.x + STATE_W + lift, y: a.y + 12 },
-          ]);
+          ];
           return;
         }
-        if (members.length === 1) { link.vertices([]); return; }
+        if (members.length === 1) { found[index] = []; return; }
         var ax = a.x + STATE_W / 2, ay = a.y + STATE_H / 2, bx = b.x + STATE_W / 2, by = b.y + STATE_H / 2;
         var dx = bx - ax, dy = by - ay, length = Math.hypot(dx, dy) || 1;
         // Perpendicular offset, signed the same way whichever direction the arrow runs.
         var sign = t.from < t.to ? 1 : -1;
         var offset = (k - (members.length - 1) / 2) * 36 * sign;
-        link.vertices([{ x: (ax + bx) / 2 - (dy / length) * offset, y: (ay + by) / 2 + (dx / length) * offset }]);
+        found[index] = [{ x: (ax + bx) / 2 - (dy / length) * offset, y: (ay + by) / 2 + (dx / length) * offset }];
       });
+    });
+    return found;
+  }
+
+  function respread(stateKey) {
+    var found = spreadVertices(stateKey);
+    Object.keys(found).forEach(function (index) {
+      var link = cells.getCell("transition:" + index);
+      if (link) link.vertices(found[index]);
     });
   }
 
@@ -254,16 +273,20 @@
     graph.states = graph.states || [];
     graph.transitions = graph.transitions || [];
     graph.grants = graph.grants || [];
+    var spread = spreadVertices();
     var list = graph.states.map(stateCell);
     graph.transitions.forEach(function (t, i) {
       var link = transitionCell(t, i);
-      if (t.vertices && t.vertices.length) {
-        link.vertices(t.vertices.map(function (v) { return { x: v[0], y: v[1] }; }));
-      }
+      var drawn = t.vertices && t.vertices.length
+        ? t.vertices.map(function (v) { return { x: v[0], y: v[1] }; })
+        : spread[i];
+      if (drawn && drawn.length) link.set("vertices", drawn);
       list.push(link);
     });
+    // One render for the whole graph (a 64-state flow has 320 cells).
+    paper.freeze();
     cells.resetCells(list);
-    spreadVertices();
+    paper.unfreeze();
     markViolations();
     markSelection();
     drawOutline();
@@ -276,10 +299,10 @@
   }
 
   function markSelection() {
-    joint.highlighters.mask.removeAll(paper, "selection");
+    joint.highlighters.stroke.removeAll(paper, "selection");
     var view = viewOf(selected);
     if (view) {
-      joint.highlighters.mask.add(view, view.model.isElement() ? "body" : "line", "selection", {
+      joint.highlighters.stroke.add(view, view.model.isElement() ? "body" : "line", "selection", {
         padding: 6,
         attrs: { stroke: "#2563eb", "stroke-width": 2, "stroke-dasharray": "4 3" },
       });
@@ -300,12 +323,7 @@
   }
 
   function markViolations() {
-    joint.highlighters.mask.removeAll(paper, "violation");
-    cells.getCells().forEach(function (cell) {
-      // null removes the attribute from the drawn element (a removed key would not);
-      // the title only empties (null would empty the whole element).
-      if (cell.attr("root/data-violation")) cell.attr({ root: { "data-violation": null, title: "" } });
-    });
+    joint.highlighters.stroke.removeAll(paper, "violation");
     var worst = {};
     var notes = {};
     (doc && !viewing ? doc.violations : []).forEach(function (v) {
@@ -315,19 +333,28 @@
       if (worst[id] !== "error") worst[id] = v.severity;
       (notes[id] = notes[id] || []).push(v.message);
     });
+    paper.freeze();
+    cells.getCells().forEach(function (cell) {
+      if (worst[cell.id]) {
+        cell.attr({ root: { "data-violation": worst[cell.id], title: notes[cell.id].join("\n") } });
+      } else if (cell.attr("root/data-violation")) {
+        // null removes the attribute from the drawn element (a removed key would not);
+        // the title only empties (null would empty the whole element).
+        cell.attr({ root: { "data-violation": null, title: "" } });
+      }
+    });
+    paper.unfreeze();
     Object.keys(worst).forEach(function (id) {
       var cell = cells.getCell(id);
       if (!cell) return;
-      cell.attr({ root: { "data-violation": worst[id], title: notes[id].join("\n") } });
-      var view = paper.findViewByModel(cell);
       // One highlighter per cell (its id is per cell: two with one id replace each other).
-      joint.highlighters.mask.add(view, cell.isElement() ? "body" : "line", "violation", {
-        padding: 3,
+      joint.highlighters.stroke.add(paper.findViewByModel(cell), cell.isElement() ? "body" : "line", "violation", {
+        padding: 4,
         layer: "back",
         attrs: {
           stroke: worst[id] === "error" ? "#dc2626" : "#d97706",
           "stroke-width": 4,
-          "stroke-opacity": 0.8,
+          "stroke-opacity": 0.85,
         },
       });
     });
@@ -420,7 +447,7 @@
       s.y = Math.max(0, (s.y || 0) + moves[event.key][1]);
       cells.getCell("state:" + s.key).position(s.x, s.y);
       moved = false;
-      spreadVertices();
+      respread(s.key);
       changed();
     }
   });
@@ -711,7 +738,7 @@
     var p = cell.position();
     s.x = Math.max(0, Math.round(p.x));
     s.y = Math.max(0, Math.round(p.y));
-    spreadVertices();
+    respread(s.key);
   });
 
   paper.on("element:pointerup", function (view) {
@@ -741,7 +768,7 @@
   document.addEventListener("mouseup", function () { panFrom = null; });
   function zoom(factor) {
     var s = paper.scale().sx;
-    var next = Math.min(2, Math.max(0.2, s * factor));
+    var next = Math.min(2, Math.max(0.05, s * factor));
     paper.scale(next, next);
   }
   paper.on("blank:mousewheel cell:mousewheel", function () {
@@ -751,16 +778,46 @@
   });
 
   function fit() {
-    paper.transformToFitContent({ padding: 30, maxScale: 1.2, minScale: 0.2 });
+    paper.transformToFitContent({ padding: 30, maxScale: 1.2, minScale: 0.05 });
+  }
+
+  // The arrows dagre lays out. A small flow gives it every arrow. In a large one, long
+  // arrows and arrows back to earlier steps make dagre's crossing reduction slow
+  // (seconds at 256 arrows), so it gets only the arrows one step forward from the draft
+  // state (by breadth-first distance): the same columns, in well under a second, with
+  // the other arrows drawn straight across.
+  var FULL_LAYOUT_ARROWS = 64;
+
+  function layoutEdges() {
+    var arrows = graph.transitions.filter(function (t) { return t.from !== t.to; });
+    var pairs = arrows.map(function (t) { return [t.from, t.to]; });
+    if (arrows.length <= FULL_LAYOUT_ARROWS) return pairs;
+    var start = graph.states.find(function (st) { return st.role === "draft"; }) || graph.states[0];
+    var distance = {};
+    var queue = start ? [start.key] : [];
+    if (start) distance[start.key] = 0;
+    while (queue.length) {
+      var at = queue.shift();
+      pairs.forEach(function (pair) {
+        if (pair[0] === at && !(pair[1] in distance)) {
+          distance[pair[1]] = distance[at] + 1;
+          queue.push(pair[1]);
+        }
+      });
+    }
+    return pairs.filter(function (pair) {
+      return pair[0] in distance && distance[pair[1]] === distance[pair[0]] + 1;
+    });
   }
 
   function autoLayout() {
     if (viewing) return;
+    var started = performance.now();
     var layout = new dagre.graphlib.Graph();
     layout.setGraph({ rankdir: "LR", nodesep: 50, ranksep: 90, marginx: 20, marginy: 20 });
     layout.setDefaultEdgeLabel(function () { return {}; });
     graph.states.forEach(function (s) { layout.setNode(s.key, { width: STATE_W, height: STATE_H }); });
-    graph.transitions.forEach(function (t) { if (t.from !== t.to) layout.setEdge(t.from, t.to); });
+    layoutEdges().forEach(function (pair) { layout.setEdge(pair[0], pair[1]); });
     dagre.layout(layout);
     graph.states.forEach(function (s) {
       var node = layout.node(s.key);
@@ -770,6 +827,7 @@
     graph.transitions.forEach(function (t) { delete t.vertices; });
     draw();
     fit();
+    window.flowEditor.lastLayoutMs = performance.now() - started;
     changed();
   }
 
@@ -1023,6 +1081,7 @@
   window.flowEditor = {
     roundTrips: roundTrips,
     loadMs: null,
+    lastLayoutMs: null,
     ready: null,
   };
   window.flowEditor.ready = Promise.all([
