@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import statistics
+import uuid
 
 from playwright.sync_api import Page, expect
 
@@ -202,3 +203,123 @@ def test_a_graph_at_the_size_caps_loads_and_lays_out_quickly(page: Page):
     page.once("dialog", lambda d: d.accept())
     page.get_by_role("button", name="Discard draft").click()
     expect(page.get_by_test_id("save-status")).to_have_text("The draft was discarded.")
+
+
+def _outline_item(page: Page, name: str):  # type: ignore[no-untyped-def]
+    return page.get_by_test_id("outline").get_by_role("button", name=name, exact=True)
+
+
+def _connect(page: Page, source: str, target: str) -> None:
+    """Drag from ``source``'s handle onto ``target``: a new transition."""
+    page.evaluate("document.getElementById('paper').scrollIntoView({block: 'center'})")
+    handle = _state(page, source).locator("circle[magnet]").first
+    start, end = handle.bounding_box(), _state(page, target).bounding_box()
+    assert start and end
+    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
+    page.mouse.up()
+    expect(page.locator(f'#paper [data-from="{source}"][data-to="{target}"]')).to_have_count(1)
+
+
+def _new_leave(page: Page, title: str) -> str:
+    """A leave request saved as a draft through the form; returns its reference."""
+    page.goto("/o/acme/documents/")
+    page.get_by_role("link", name=re.compile("New Leave request")).click()
+    page.get_by_label("Title").fill(title)
+    page.get_by_label(re.compile("^Amount")).fill("0")
+    page.get_by_label(re.compile("^Leave type")).select_option(label="Annual leave")
+    page.get_by_label(re.compile("^First day")).fill("2026-12-21")
+    page.get_by_label(re.compile("^Last day")).fill("2026-12-23")
+    page.get_by_role("button", name="Save draft").click()
+    expect(page.get_by_test_id("state")).to_have_text("Draft")
+    return page.locator("h1 .code").inner_text()
+
+
+def test_an_admin_draws_a_three_state_leave_flow_and_new_leave_runs_on_it(
+    page: Page, browser, base_url
+):  # type: ignore[no-untyped-def]
+    # A leave request started before the new version: it stays on the version it began on.
+    requester = browser.new_context(base_url=base_url)
+    siti = requester.new_page()
+    sign_in(siti, "siti@acme.example")
+    earlier = _new_leave(siti, f"Family visit {uuid.uuid4().hex[:6]}")
+    kind_line = siti.locator("dl.facts")
+    before = re.search(r"version (\d+)", kind_line.inner_text())
+    assert before
+    old_version = int(before.group(1))
+
+    sign_in(page, "grace@acme.example")
+    console = _open_editor(page, "leave_request")
+    problems = page.get_by_test_id("problems")
+    # Start from nothing but the draft state (it cannot be deleted: every document starts there).
+    for key in ("manager_review", "approved", "rejected", "cancelled"):
+        item = page.get_by_test_id("outline").get_by_role("button", name=re.compile(rf"\({key}\)$"))
+        item.focus()
+        page.keyboard.press("Delete")
+        expect(_state(page, key)).to_have_count(0)
+    draft = page.get_by_test_id("outline").get_by_role("button", name=re.compile(r"\(draft\)$"))
+    draft.focus()
+    page.keyboard.press("Delete")
+    expect(page.get_by_test_id("save-status")).to_have_text(
+        "The draft state is where every document starts: a flow needs it."
+    )
+
+    # Two new states: a review, and the end.
+    page.get_by_test_id("add-state").click()
+    page.get_by_label("Label (en)").fill("Team lead review")
+    page.get_by_test_id("add-state").click()
+    page.get_by_label("Label (en)").fill("Granted")
+    page.get_by_label("Kind of step").select_option(label="Custom")
+    page.get_by_label("Ends the flow").check()
+    expect(problems.locator('[data-code="state_unreachable"]')).to_have_count(2)
+    for key in ("step", "step_2"):
+        expect(_state(page, key)).to_have_attribute("data-violation", "error")
+
+    # Submit: the requester's move into the review.
+    _connect(page, "draft", "step")
+    page.get_by_label("Key").fill("submit")
+    page.get_by_label("Key").press("Tab")
+    page.get_by_label("Label (en)").fill("Submit")
+    page.get_by_label("Who may take it").select_option(label="The requester")
+    # Approve: into the end, decided by whoever holds a grant there: nobody yet.
+    _connect(page, "step", "step_2")
+    page.get_by_label("Key").fill("approve")
+    page.get_by_label("Key").press("Tab")
+    page.get_by_label("Label (en)").fill("Approve")
+    arrow = page.locator('#paper [data-from="step"][data-to="step_2"]')
+    expect(problems.locator('[data-code="state_unreachable"]')).to_have_count(0)
+    expect(problems.locator('[data-code="gate_without_grant"]')).to_have_count(1)
+    expect(arrow).to_have_attribute("data-violation", "error")
+    screenshot(page, "flow-editor-leave-violations")
+
+    _outline_item(page, "Granted (step_2)").click()
+    page.get_by_test_id("add-grant").click()
+    expect(problems.locator('[data-code="gate_without_grant"]')).to_have_count(0)
+    expect(arrow).not_to_have_attribute("data-violation", "error")
+    publish = page.get_by_test_id("publish")
+    expect(publish).to_be_enabled()
+    assert axe_violations(page) == []
+
+    publish.click()
+    dialog = page.get_by_test_id("publish-dialog")
+    expect(dialog).to_contain_text(f"Publish version {old_version + 1}?")
+    expect(dialog).to_contain_text("removed: approved, cancelled, manager_review, rejected")
+    screenshot(page, "flow-editor-publish-confirm")
+    dialog.get_by_role("button", name="Publish").click()
+    expect(page.get_by_test_id("save-status")).to_have_text(
+        f"Published version {old_version + 1}. New documents start on it."
+    )
+    assert console == []
+
+    # A new leave request runs on the new version; the earlier one stays where it began.
+    later = _new_leave(siti, f"Wedding {uuid.uuid4().hex[:6]}")
+    expect(siti.locator("dl.facts")).to_contain_text(f"version {old_version + 1}")
+    siti.get_by_role("button", name="Submit", exact=True).click()
+    expect(siti.get_by_test_id("state")).to_have_text("Team lead review")
+    siti.goto(f"/o/acme/documents/{earlier}")
+    expect(siti.locator("dl.facts")).to_contain_text(f"version {old_version}")
+    siti.get_by_role("button", name="Submit", exact=True).click()
+    expect(siti.get_by_test_id("state")).to_have_text("Manager review")
+    assert later != earlier
+    requester.close()

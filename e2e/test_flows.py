@@ -33,16 +33,17 @@ def test_an_admin_round_trips_a_flow_through_export_and_import(page: Page):
         expect(page.get_by_role("link", name=label)).to_be_visible()
     assert axe_violations(page) == []
 
-    page.get_by_role("link", name="Leave request").click()
-    expect(page).to_have_url(re.compile(r"/o/acme/flows/leave_request/$"))
+    # The purchase request: the leave request is the flow editor's test to publish.
+    page.get_by_role("link", name="Purchase request").click()
+    expect(page).to_have_url(re.compile(r"/o/acme/flows/purchase_request/$"))
     with page.expect_download() as download:
         page.get_by_role("link", name="Export v1").click()
     exported = json.loads(open(download.value.path(), encoding="utf-8").read())  # noqa: SIM115
-    assert exported["kind"] == "leave_request"
+    assert exported["kind"] == "purchase_request"
 
     # Nobody may approve any more: the import is saved, and says why it cannot be published.
     broken = {**exported, "grants": []}
-    _upload(page, broken, "leave-broken.json")
+    _upload(page, broken, "purchase-broken.json")
     expect(page.get_by_role("alert")).to_contain_text("Nobody may take approve")
     screenshot(page, "flow-draft-with-violations")
     assert axe_violations(page) == []
@@ -52,12 +53,14 @@ def test_an_admin_round_trips_a_flow_through_export_and_import(page: Page):
 
     # The corrected copy renames a state and publishes cleanly.
     fixed = json.loads(json.dumps(exported))
-    fixed["states"][1]["labels"]["en"] = "Line manager review"
-    _upload(page, fixed, "leave-fixed.json")
+    fixed["states"][1]["labels"]["en"] = "Waiting for the unit head"
+    _upload(page, fixed, "purchase-fixed.json")
     expect(page.get_by_text("The draft passes every check")).to_be_visible()
     page.get_by_role("button", name="Publish as version 2").click()
     expect(page.get_by_text("Published version 2.")).to_be_visible()
-    expect(page.get_by_role("rowheader", name=re.compile("Line manager review"))).to_be_visible()
+    expect(
+        page.get_by_role("rowheader", name=re.compile("Waiting for the unit head"))
+    ).to_be_visible()
     expect(page.get_by_role("row", name=re.compile(r"v2\s+current"))).to_be_visible()
     screenshot(page, "flow-published-v2")
 

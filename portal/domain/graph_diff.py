@@ -13,7 +13,15 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from portal.domain.graph import DocumentField, Grant, Graph, State, Transition
+from portal.domain.graph import (
+    DEFAULT_MAX_ESCALATION_LEVELS,
+    DocumentField,
+    Grant,
+    Graph,
+    OnVacancy,
+    State,
+    Transition,
+)
 
 T = TypeVar("T")
 
@@ -71,14 +79,22 @@ def _transition_content(t: Transition) -> Hashable:
 
 
 def _grant_key(grant: Grant) -> str:
-    # Grants have no identity of their own: what they say is who they are, so an edited
-    # grant reads as one removed and one added.
-    scope = "*" if grant.all_states else grant.state or ""
+    """What the grant says, in short: "step · superior", "approved · position 12 from
+    10000.00 MYR, refuse if vacant". Grants have no identity of their own, so what
+    they say is who they are: an edited grant reads as one removed and one added."""
     g = grant.grantee
-    who = ":".join(
-        str(part) for part in (g.kind, g.member, g.position, g.levels, g.role, g.walk_up)
-    )
-    return f"{scope}/{who}/{grant.floor}/{grant.currency or ''}/{grant.on_vacancy or ''}/{grant.max_escalation_levels}"
+    named = {"member": g.member, "position": g.position, "levels_up": g.levels, "role": g.role}
+    who = g.kind if named.get(g.kind) is None else f"{g.kind} {named[g.kind]}"
+    if g.walk_up:
+        who += " (walk up)"
+    parts = [f"{'every state' if grant.all_states else grant.state} · {who}"]
+    if grant.floor:
+        parts.append(f"from {grant.floor} {grant.currency or ''}".rstrip())
+    if grant.on_vacancy == OnVacancy.REFUSE:
+        parts.append("refuse if vacant")
+    if grant.max_escalation_levels not in (None, DEFAULT_MAX_ESCALATION_LEVELS):
+        parts.append(f"escalate at most {grant.max_escalation_levels}")
+    return ", ".join(parts)
 
 
 def _field_content(f: DocumentField) -> Hashable:

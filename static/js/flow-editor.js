@@ -114,7 +114,25 @@
 
   // --- the canvas ---------------------------------------------------------------
 
-  var cells = new joint.dia.Graph({}, { cellNamespace: joint.shapes });
+  // A state: a box, its label, and the handle arrows are drawn from. One element with
+  // its own markup (JointJS's ports API would lay out a port per state on every render).
+  var StateShape = joint.dia.Element.define("countersign.State", {
+    size: { width: STATE_W, height: STATE_H },
+    attrs: {
+      body: { width: "calc(w)", height: "calc(h)", strokeWidth: 1.5 },
+      label: { x: "calc(w / 2)", y: "calc(h / 2 + 4)", textAnchor: "middle", fontSize: 13, fill: "#111827" },
+      handle: { cx: "calc(w)", cy: "calc(h / 2)", r: 7, magnet: true, fill: "#ffffff", stroke: "#4338ca", strokeWidth: 2, cursor: "crosshair" },
+    },
+  }, {
+    markup: [
+      { tagName: "rect", selector: "body" },
+      { tagName: "text", selector: "label" },
+      { tagName: "circle", selector: "handle" },
+    ],
+  });
+  var shapes = Object.assign({}, joint.shapes, { countersign: { State: StateShape } });
+
+  var cells = new joint.dia.Graph({}, { cellNamespace: shapes });
   // JointJS would inject its one CSS rule as a <style> element, which the page's
   // Content-Security-Policy refuses; the rule lives in portal.css instead.
   var EditorPaper = joint.dia.Paper.extend({ stylesheet: "" });
@@ -128,7 +146,7 @@
     background: { color: "#fbfbfd" },
     async: false,
     sorting: joint.dia.Paper.sorting.APPROX, // no full re-sort of 320 views per render
-    cellViewNamespace: joint.shapes,
+    cellViewNamespace: shapes,
     linkPinning: false, // a transition dropped on empty canvas is no transition
     snapLinks: { radius: 30 },
     markAvailable: true,
@@ -158,34 +176,17 @@
 
   function stateCell(s) {
     var style = STYLE[s.role] || { fill: "#ffffff", stroke: "#4b5563" };
-    return new joint.shapes.standard.Rectangle({
+    var round = s.role === "draft" ? 23 : 6;
+    return new StateShape({
       id: "state:" + s.key,
       z: 2, // above the arrows: a handle is never hidden under an arrow that starts at it
       position: { x: s.x || 0, y: s.y || 0 },
-      size: { width: STATE_W, height: STATE_H },
       attrs: {
         root: { "data-key": s.key, "data-role": s.role, "data-terminal": s.terminal ? "true" : "false" },
-        body: {
-          fill: style.fill,
-          stroke: style.stroke,
-          strokeWidth: s.terminal ? 3 : 1.5,
-          rx: s.role === "draft" ? 23 : 6,
-          ry: s.role === "draft" ? 23 : 6,
-          strokeDasharray: s.terminal ? "" : "",
-        },
+        body: { fill: style.fill, stroke: style.stroke, strokeWidth: s.terminal ? 3 : 1.5, rx: round, ry: round },
         // Shortened here rather than with JointJS's textWrap, which measures the text
         // in the browser for every state (the cost that made large flows slow to draw).
-        label: { text: shorten(label(s), 22), fontSize: 13, fill: "#111827" },
-      },
-      ports: {
-        groups: {
-          out: {
-            position: { name: "right" },
-            markup: [{ tagName: "circle", selector: "handle" }],
-            attrs: { handle: { r: 7, magnet: true, fill: "#ffffff", stroke: "#4338ca", strokeWidth: 2, cursor: "crosshair" } },
-          },
-        },
-        items: [{ id: "out", group: "out" }],
+        label: { text: shorten(label(s), 22) },
       },
     });
   }
@@ -333,7 +334,8 @@
       if (worst[id] !== "error") worst[id] = v.severity;
       (notes[id] = notes[id] || []).push(v.message);
     });
-    paper.freeze();
+    // No freeze here: this also runs when a save answers, perhaps in the middle of a
+    // drag, and a frozen paper would drop the arrow being drawn.
     cells.getCells().forEach(function (cell) {
       if (worst[cell.id]) {
         cell.attr({ root: { "data-violation": worst[cell.id], title: notes[cell.id].join("\n") } });
@@ -343,7 +345,6 @@
         cell.attr({ root: { "data-violation": null, title: "" } });
       }
     });
-    paper.unfreeze();
     Object.keys(worst).forEach(function (id) {
       var cell = cells.getCell(id);
       if (!cell) return;
@@ -573,7 +574,10 @@
     if (!t) { selected = null; return drawProperties(); }
     var from = stateByKey(t.from), to = stateByKey(t.to);
     var tKey = textInput(t.key, function (value) {
-      t.key = value.trim();
+      var next = value.trim();
+      // A label still reading as the old key (as a new arrow's does) follows the key.
+      if (t.labels && t.labels.en === t.key && next) t.labels.en = next;
+      t.key = next;
       changed();
     }, { "data-prop": "key", spellcheck: "false" });
     tKey.addEventListener("change", draw);
@@ -825,7 +829,19 @@
       s.y = Math.round(node.y - STATE_H / 2);
     });
     graph.transitions.forEach(function (t) { delete t.vertices; });
-    draw();
+    // Move what is drawn instead of drawing it again: positions and bends only.
+    paper.freeze();
+    graph.states.forEach(function (st) {
+      var cell = cells.getCell("state:" + st.key);
+      if (cell) cell.position(st.x, st.y);
+    });
+    var spread = spreadVertices();
+    graph.transitions.forEach(function (t, i) {
+      var link = cells.getCell("transition:" + i);
+      if (link) link.vertices(spread[i] || []);
+    });
+    paper.unfreeze();
+    moved = false;
     fit();
     window.flowEditor.lastLayoutMs = performance.now() - started;
     changed();
@@ -836,8 +852,9 @@
     var box = paper.el.getBoundingClientRect();
     var centre = paper.clientToLocalPoint({ x: box.left + box.width / 2, y: box.top + box.height / 2 });
     var x = centre.x - STATE_W / 2, y = centre.y - STATE_H / 2;
-    while (graph.states.some(function (s) { return Math.abs(s.x - x) < STATE_W + 20 && Math.abs(s.y - y) < STATE_H + 20; })) {
-      y += STATE_H + 30;
+    // Room for an arrow between it and whatever it would touch.
+    while (graph.states.some(function (s) { return Math.abs(s.x - x) < STATE_W + 40 && Math.abs(s.y - y) < STATE_H + 40; })) {
+      x += STATE_W + 120;
     }
     addState(x, y);
   });

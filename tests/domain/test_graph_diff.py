@@ -59,3 +59,18 @@ def test_against_no_version_everything_is_new():
     assert changes.flow_changed
     assert changes.states.added == tuple(sorted(s.key for s in LEAVE.states))
     assert changes.states.removed == changes.states.changed == ()
+
+
+def test_a_grant_is_named_by_what_it_says():
+    grant = replace(
+        LEAVE.grants[0],
+        grantee=Grantee(GranteeKind.POSITION, position=12),
+        min_amount=Decimal("10000.00"),
+        currency="MYR",
+        on_vacancy="refuse",
+    )
+    changes = diff(LEAVE, replace(LEAVE, grants=(grant,)))
+    assert changes.grants.added == (
+        f"{grant.state} · position 12, from 10000.00 MYR, refuse if vacant",
+    )
+    assert changes.grants.removed == (f"{LEAVE.grants[0].state} · superior",)
