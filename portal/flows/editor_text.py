@@ -94,5 +94,10 @@ EDITOR_TEXT = {
     "back": _l("Back to the draft"),
     "published_by": _l("%(when)s by %(who)s"),
     "choose": _l("Choose…"),
+    "flow": _l("The flow"),
+    "field_type": _l("Type"),
+    "required": _l("Required"),
+    "choices": _l("Choices (keys, separated by commas)"),
+    "add_field": _l("Add a field"),
     "none": _l("none"),
 }

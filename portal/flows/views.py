@@ -10,7 +10,14 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal.domain.errors import Conflict, DomainError, NotFound
-from portal.domain.graph import BreachAction, Gate, GranteeKind, OnVacancy, StateRole
+from portal.domain.graph import (
+    BreachAction,
+    FieldType,
+    Gate,
+    GranteeKind,
+    OnVacancy,
+    StateRole,
+)
 from portal.domain.validate import errors_in
 from portal.flows import services
 from portal.flows.editor_text import EDITOR_TEXT
@@ -152,6 +159,14 @@ def flow(kind: str):  # type: ignore[no-untyped-def]
 
 
 ON_VACANCY = {OnVacancy.ESCALATE: _l("escalate to the seat above"), OnVacancy.REFUSE: _l("refuse")}
+FIELD_TYPES = {
+    FieldType.TEXT: _l("Text"),
+    FieldType.NUMBER: _l("Number"),
+    FieldType.MONEY: _l("Money"),
+    FieldType.DATE: _l("Date"),
+    FieldType.CHOICE: _l("Choice"),
+    FieldType.BOOL: _l("Yes or no"),
+}
 GRANTEE_KINDS = {
     GranteeKind.MEMBER: _l("A member"),
     GranteeKind.POSITION: _l("A seat"),
@@ -180,6 +195,7 @@ def _editor_setup(kind: str) -> dict[str, object]:
         "breach": words(BREACH_ACTIONS),
         "vacancy": words(ON_VACANCY),
         "grantees": words(GRANTEE_KINDS),
+        "field_types": words(FIELD_TYPES),
         "text": {key: str(text) for key, text in EDITOR_TEXT.items()},
     }
 

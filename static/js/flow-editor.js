@@ -529,6 +529,7 @@
     panel.replaceChildren();
     if (!selected) {
       panel.appendChild(el("p", { class: "muted", text: T.nothing_selected }));
+      drawFlowProperties(panel);
       return;
     }
     if (selected.type === "state") {
@@ -594,11 +595,7 @@
     panel.append(
       field(T.gate, selectInput(setup.gates, t.gate, function (value) { t.gate = value; changed(); })),
       field(T.guard, guardInput),
-      field(fmt(T.guard_message, { locale: "en" }), textInput(t.guard && t.guard.message ? t.guard.message.en : "", function (value) {
-        if (!t.guard) return;
-        t.guard.message = Object.assign({}, t.guard.message, { en: value });
-        changed();
-      })),
+
       checkbox(T.comment_required, t.comment === "required", function (value) {
         if (value) t.comment = "required";
         else delete t.comment;
@@ -610,12 +607,70 @@
         changed();
       })
     );
+    LOCALES.forEach(function (locale) {
+      panel.appendChild(field(fmt(T.guard_message, { locale: locale }), textInput(t.guard && t.guard.message ? t.guard.message[locale] : "", function (value) {
+        if (!t.guard) return;
+        var message = Object.assign({}, t.guard.message);
+        if (value) message[locale] = value;
+        else delete message[locale];
+        t.guard.message = message;
+        changed();
+      })));
+    });
     var guardErrors = (doc ? doc.violations : []).filter(function (v) {
       return v.ref.transition === index && v.path.indexOf(".guard") > 0;
     });
     guardErrors.forEach(function (v) {
       panel.appendChild(el("p", { class: "field-error", "data-testid": "guard-error", text: v.message }));
     });
+  }
+
+  // With nothing selected: the flow's own labels and the fields its documents carry.
+  function drawFlowProperties(panel) {
+    panel.appendChild(el("h3", { text: T.flow }));
+    labelFields(graph, function () {}).forEach(function (f) { panel.appendChild(f); });
+    graph.fields = graph.fields || [];
+    var box = el("fieldset", { class: "grants", "data-testid": "fields" }, [el("legend", { text: T.fields })]);
+    graph.fields.forEach(function (f, i) {
+      var row = el("div", { class: "grant-row", "data-field": i });
+      var keyInput = textInput(f.key, function (value) { f.key = value.trim(); changed(); }, { spellcheck: "false" });
+      row.appendChild(field(T.key, keyInput));
+      row.appendChild(field(T.field_type, selectInput(setup.field_types, f.type, function (value) {
+        f.type = value;
+        if (value !== "choice") delete f.choices;
+        drawProperties();
+        changed();
+      })));
+      labelFields(f, function () {}).forEach(function (x) { row.appendChild(x); });
+      row.appendChild(checkbox(T.required, f.required, function (value) { f.required = value; changed(); }));
+      if (f.type === "choice") {
+        var known = {};
+        (f.choices || []).forEach(function (c) { known[c.key] = c; });
+        row.appendChild(field(T.choices, textInput((f.choices || []).map(function (c) { return c.key; }).join(", "), function (value) {
+          f.choices = value.split(",").map(function (k) { return k.trim(); }).filter(Boolean).map(function (k) {
+            return known[k] || { key: k, labels: { en: k } };
+          });
+          changed();
+        }, { spellcheck: "false" })));
+      }
+      if (!viewing) {
+        row.appendChild(el("button", { type: "button", class: "link-button", text: T.remove, onclick: function () {
+          graph.fields.splice(i, 1);
+          drawProperties();
+          changed();
+        } }));
+      }
+      box.appendChild(row);
+    });
+    if (!viewing) {
+      box.appendChild(el("button", { type: "button", "data-testid": "add-field", text: T.add_field, onclick: function () {
+        var key = uniqueKey("field", graph.fields.map(function (f) { return f.key; }));
+        graph.fields.push({ key: key, type: "text", labels: { en: key }, required: false });
+        drawProperties();
+        changed();
+      } }));
+    }
+    panel.appendChild(box);
   }
 
   function grantsFor(s) {
@@ -656,6 +711,12 @@
         g.on_vacancy = value;
         changed();
       })));
+      row.appendChild(field(T.max_levels, textInput(g.max_escalation_levels, function (value) {
+        var n = parseInt(value, 10);
+        if (!value.trim()) delete g.max_escalation_levels;
+        else g.max_escalation_levels = String(n) === value.trim() ? n : value;
+        changed();
+      }, { inputmode: "numeric", "data-prop": "max-levels" })));
       row.appendChild(el("button", { type: "button", class: "link-button", text: T.remove, onclick: function () {
         graph.grants.splice(i, 1);
         drawProperties();
