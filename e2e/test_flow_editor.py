@@ -307,6 +307,15 @@ def test_an_admin_draws_a_three_state_leave_flow_and_new_leave_runs_on_it(
     expect(arrow).not_to_have_attribute("data-violation", "error")
     publish = page.get_by_test_id("publish")
     expect(publish).to_be_enabled()
+
+    # Who would approve Siti's leave under this draft: her superior, outlined on the canvas.
+    preview = page.get_by_test_id("route-preview")
+    preview.get_by_label("Requester").select_option(label="Siti Aminah <siti@acme.example>")
+    preview.get_by_role("button", name="Show").click()
+    step = page.get_by_test_id("route-steps").locator('[data-state="step_2"]')
+    expect(step).to_have_attribute("data-routable", "true")
+    expect(step).to_contain_text("Granted: Nurul")
+    screenshot(page, "flow-editor-route-preview")
     assert axe_violations(page) == []
 
     publish.click()

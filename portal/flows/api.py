@@ -13,7 +13,8 @@ violations, each with its message in the admin's language. Errors come back as
 from __future__ import annotations
 
 import json
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
+from types import SimpleNamespace
 from typing import Any
 
 from flask import Blueprint, jsonify, request
@@ -23,8 +24,10 @@ from portal.domain.actor import Role
 from portal.domain.errors import DomainError
 from portal.domain.graph import MAX_DOCUMENT_BYTES, GranteeKind
 from portal.domain.graph_diff import Changes, GraphDiff
+from portal.domain.resolution import Gap
 from portal.domain.validate import Violation, errors_in
 from portal.flows import services
+from portal.orgchart import routing
 from portal.orgchart import services as orgchart
 from portal.web.auth import admin_required
 from portal.web.messages import message_for
@@ -183,6 +186,57 @@ def versions(kind: str):  # type: ignore[no-untyped-def]
 def version(kind: str, version: int):  # type: ignore[no-untyped-def]
     view = services.get_version(current_actor(), kind, version)
     return jsonify({"version": view.version, "graph": graphs.to_json(view.graph)})
+
+
+def _gap_message(gap: Gap, preview: routing.RoutePreview) -> str:
+    params: dict[str, object] = {}
+    if gap.position_id is not None:
+        seat = preview.seats.get(gap.position_id)
+        params["position"] = f"{seat.code} — {seat.title}" if seat else f"#{gap.position_id}"
+    if gap.member_id is not None:
+        params["member"] = preview.members.get(gap.member_id, f"#{gap.member_id}")
+    if gap.unit_id is not None:
+        params["unit"] = preview.units.get(gap.unit_id, f"#{gap.unit_id}")
+    if gap.role is not None:
+        params["role"] = gap.role
+    return message_for(SimpleNamespace(code=f"gap_{gap.reason}", params=params))
+
+
+@bp.post("/route")
+@admin_required
+def route(kind: str):  # type: ignore[no-untyped-def]
+    """Who would approve a member's document of an amount under the saved draft: each
+    approval step with its deciders, or what strands it."""
+    actor = current_actor()
+    data = _body()
+    member = data.get("member_id")
+    if isinstance(member, bool) or not isinstance(member, int):
+        raise DomainError("unknown_requester", field="member_id")
+    try:
+        amount = Decimal(str(data.get("amount", "")).replace(",", "").strip())
+    except InvalidOperation:
+        raise DomainError("amount_invalid", field="amount") from None
+    preview = routing.preview_route(
+        actor,
+        kind=kind,
+        member_id=member,
+        amount=amount,
+        graph=services.get_draft(actor, kind).graph,
+    )
+    return jsonify(
+        {
+            "routable": preview.route.routable,
+            "steps": [
+                {
+                    "state": step.state,
+                    "routable": step.routable,
+                    "approvers": [preview.members.get(m, f"#{m}") for m in step.eligible],
+                    "gaps": [_gap_message(gap, preview) for gap in step.gaps],
+                }
+                for step in preview.route.steps
+            ],
+        }
+    )
 
 
 @bp.get("/pickers")

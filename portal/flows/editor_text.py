@@ -99,5 +99,11 @@ EDITOR_TEXT = {
     "required": _l("Required"),
     "choices": _l("Choices (keys, separated by commas)"),
     "add_field": _l("Add a field"),
+    "preview": _l("Who would approve?"),
+    "requester": _l("Requester"),
+    "amount": _l("Amount (%(currency)s)"),
+    "show": _l("Show"),
+    "step_deciders": _l("%(state)s: %(names)s"),
+    "step_blocked": _l("%(state)s: nobody can decide — %(reason)s"),
     "none": _l("none"),
 }

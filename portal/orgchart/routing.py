@@ -234,16 +234,22 @@ def preview_route(
     amount: Decimal,
     currency: str | None = None,
     on: date | None = None,
+    graph: Graph | None = None,
 ) -> RoutePreview:
     """Who would approve ``member_id``'s document of ``amount``, step by step, under
-    the current version of ``kind`` — and what would strand it."""
+    the current version of ``kind`` (or under ``graph``, a draft being edited: version
+    0) — and what would strand it."""
     require_admin(actor)
     check_amount(amount)
     day = on or clock.today()
-    try:
-        version = flows.current_version(actor, kind)
-    except NotFound:
-        raise DomainError("unknown_flow", field="kind", kind=kind[:64]) from None
+    if graph is None:
+        try:
+            current = flows.current_version(actor, kind)
+        except NotFound:
+            raise DomainError("unknown_flow", field="kind", kind=kind[:64]) from None
+        graph, number = current.graph, current.version
+    else:
+        number = 0
     with _scoped(actor) as uow:
         s = uow.session
         base = _base_currency(s, actor.org_id)
@@ -265,7 +271,7 @@ def preview_route(
         if not requester.active:
             raise DomainError("member_inactive", field="member_id", name=requester.name)
         chart = load_chart(s, day)
-        result = route(version.graph, member_id, amount, chart)
+        result = route(graph, member_id, amount, chart)
         member_ids = {member_id}
         position_ids: set[int] = set()
         unit_ids: set[int] = set()
@@ -295,8 +301,8 @@ def preview_route(
     units = {u: chart.units[u].name for u in unit_ids if u in chart.units}
     return RoutePreview(
         kind=kind,
-        version=version.version,
-        graph=version.graph,
+        version=number,
+        graph=graph,
         route=result,
         currency=base,
         requester_name=requester.name,

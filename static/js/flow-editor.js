@@ -933,6 +933,7 @@
 
   function changed() {
     if (viewing) return;
+    clearRoute(); // it answered for the draft as it was
     dirty = true;
     refreshPublish();
     clearTimeout(saveTimer);
@@ -1132,6 +1133,43 @@
     });
   }
 
+  // --- who would approve (the saved draft, for a member and an amount) --------------
+
+  var routeSteps = document.getElementById("route-steps");
+
+  function clearRoute() {
+    joint.highlighters.stroke.removeAll(paper, "route");
+    routeSteps.replaceChildren();
+  }
+
+  document.getElementById("route-form").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var member = Number(document.getElementById("route-member").value);
+    var amount = document.getElementById("route-amount").value;
+    clearRoute();
+    api("POST", "/route", { member_id: member, amount: amount }).then(function (answer) {
+      if (!answer.ok) {
+        routeSteps.appendChild(el("li", { class: "field-error", text: errorMessage(answer) }));
+        return;
+      }
+      answer.data.steps.forEach(function (step) {
+        var s = stateByKey(step.state);
+        var name = s ? label(s) : step.state;
+        var text = step.routable
+          ? fmt(T.step_deciders, { state: name, names: step.approvers.join(", ") })
+          : fmt(T.step_blocked, { state: name, reason: step.gaps.join(" ") });
+        routeSteps.appendChild(el("li", { "data-state": step.state, "data-routable": String(step.routable), text: text }));
+        var view = viewOf({ type: "state", key: step.state });
+        if (view) {
+          joint.highlighters.stroke.add(view, "body", "route", {
+            padding: 8,
+            attrs: { stroke: step.routable ? "#15803d" : "#dc2626", "stroke-width": 3, "stroke-dasharray": step.routable ? "" : "6 4" },
+          });
+        }
+      });
+    });
+  });
+
   // --- loading --------------------------------------------------------------------
 
   var pickers = {};
@@ -1163,7 +1201,13 @@
     ready: null,
   };
   window.flowEditor.ready = Promise.all([
-    api("GET", "/pickers").then(function (answer) { pickers = answer.data || {}; }),
+    api("GET", "/pickers").then(function (answer) {
+      pickers = answer.data || {};
+      var select = document.getElementById("route-member");
+      (pickers.members || []).forEach(function (m) {
+        select.appendChild(el("option", { value: m.id, text: m.label }));
+      });
+    }),
     load(),
   ]).then(loadVersions);
 })();

@@ -11,6 +11,11 @@ from typing import Any
 
 from portal.domain.actor import Role
 
+# The routing preview's chart (Sales: Hana heads, Lee leads, Rita reports to Lee; Nora
+# has no seat; Gina is globex's), shared as fixtures.
+from tests.orgchart.conftest import today  # noqa: F401
+from tests.orgchart.test_routing_views import chart  # noqa: F401
+
 FLOW = "/o/acme-test/flows/leave_request/api"
 
 
@@ -181,3 +186,32 @@ def test_only_an_admin_of_this_organization_reaches_the_api(
     # Another organization's flows do not exist for globex's admin.
     assert _get(client, f"{FLOW}/draft").status_code == 404
     assert _get(client, "/o/globex-test/flows/leave_request/api/draft").status_code == 200
+
+
+def test_the_editor_previews_who_would_approve_under_the_saved_draft(client, login, acme, chart):  # noqa: F811
+    token = login(acme.admin)
+    graph = _get(client, f"{FLOW}/draft").get_json()["graph"]
+    assert _save(client, token, 0, graph).status_code == 200
+
+    seated = _json(
+        client, "POST", f"{FLOW}/route", token, {"member_id": chart.rita, "amount": "100"}
+    )
+
+    assert seated.status_code == 200
+    steps = seated.get_json()["steps"]
+    assert seated.get_json()["routable"] is True
+    assert [(s["routable"], s["approvers"]) for s in steps] == [(True, ["Lee Lead"])]
+
+    unseated = _json(
+        client, "POST", f"{FLOW}/route", token, {"member_id": chart.nora, "amount": "100"}
+    )
+    (step,) = unseated.get_json()["steps"]
+    assert step["routable"] is False and step["gaps"] and "Nora Nowhere" in step["gaps"][0]
+
+    # Another organization's member, or no amount: refused with a reason, never a 500.
+    other = _json(
+        client, "POST", f"{FLOW}/route", token, {"member_id": chart.gina, "amount": "100"}
+    )
+    assert (other.status_code, other.get_json()["error"]["code"]) == (422, "unknown_requester")
+    bad = _json(client, "POST", f"{FLOW}/route", token, {"member_id": chart.rita, "amount": "lots"})
+    assert (bad.status_code, bad.get_json()["error"]["code"]) == (422, "amount_invalid")
