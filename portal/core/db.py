@@ -291,7 +291,12 @@ class Database:
             raise RuntimeError("the database is not configured; call create_app() first")
         scope = _connection_scope.get()
         if scope is not None and self._factory.kw.get("bind") is self.engine:
-            return Session(bind=scope.connection(self.engine), expire_on_commit=False)
+            connection = scope.connection(self.engine)
+            # A unit of work opened inside another (the scope's connection is busy)
+            # takes a connection of its own, as it would without the scope: it must
+            # neither join the outer transaction nor reset its tenant.
+            if not connection.in_transaction():
+                return Session(bind=connection, expire_on_commit=False)
         return self._factory()
 
     @contextmanager

@@ -66,3 +66,16 @@ def test_timestamps_come_back_aware_and_in_utc(acme):
     assert created.tzinfo is not None and created.utcoffset() == timedelta(0)
     # PostgreSQL sessions are pinned to UTC at connect, whatever the server's default.
     assert zone == "UTC"
+
+
+def test_a_unit_of_work_inside_another_keeps_to_its_own_transaction(committed):
+    with db.connection_scope(), unit_of_work(1) as outer:
+        outer_connection = _backend_pid(outer)
+        with unit_of_work(2) as inner:
+            inner_connection, inner_org = _backend_pid(inner), _current_org(inner)
+        # The outer transaction still sees its own organization.
+        outer_org = _current_org(outer)
+
+    assert inner_connection is not outer_connection
+    if db.dialect == "postgresql":
+        assert (outer_org, inner_org) == ("1", "2")
