@@ -189,16 +189,7 @@ def version(kind: str, version: int):  # type: ignore[no-untyped-def]
 
 
 def _gap_message(gap: Gap, preview: routing.RoutePreview) -> str:
-    params: dict[str, object] = {}
-    if gap.position_id is not None:
-        seat = preview.seats.get(gap.position_id)
-        params["position"] = f"{seat.code} — {seat.title}" if seat else f"#{gap.position_id}"
-    if gap.member_id is not None:
-        params["member"] = preview.members.get(gap.member_id, f"#{gap.member_id}")
-    if gap.unit_id is not None:
-        params["unit"] = preview.units.get(gap.unit_id, f"#{gap.unit_id}")
-    if gap.role is not None:
-        params["role"] = gap.role
+    params = routing.preview_gap_params(gap, preview)
     return message_for(SimpleNamespace(code=f"gap_{gap.reason}", params=params))
 
 

@@ -26,7 +26,7 @@ from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import Grant, Graph, Labels
 from portal.domain.money import check_amount
 from portal.domain.orgchart import ChartSnapshot, Seat, Unit
-from portal.domain.resolution import Resolution, resolve_all
+from portal.domain.resolution import Gap, Resolution, resolve_all
 from portal.domain.routing import Route, route
 from portal.flows import services as flows
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
@@ -311,6 +311,22 @@ def preview_route(
         units=units,
         seat_of=seat_of,
     )
+
+
+def preview_gap_params(gap: Gap, preview: RoutePreview) -> dict[str, object]:
+    """The names a gap's sentence needs (``gap_<reason>``), from what the preview
+    already loaded: no query."""
+    params: dict[str, object] = {}
+    if gap.position_id is not None:
+        seat = preview.seats.get(gap.position_id)
+        params["position"] = f"{seat.code} — {seat.title}" if seat else f"#{gap.position_id}"
+    if gap.member_id is not None:
+        params["member"] = preview.members.get(gap.member_id, f"#{gap.member_id}")
+    if gap.unit_id is not None:
+        params["unit"] = preview.units.get(gap.unit_id, f"#{gap.unit_id}")
+    if gap.role is not None:
+        params["role"] = gap.role
+    return params
 
 
 def gap_params(actor: Actor | SystemActor, gap: Mapping[str, object]) -> dict[str, object]:
