@@ -122,6 +122,10 @@ class BreachAction:
 DEFAULT_MAX_ESCALATION_LEVELS = 2
 
 
+# Entering one of these undoes or stops a document rather than moving it on.
+_BACKWARD_ROLES = (StateRole.REJECTED, StateRole.CANCELLED, StateRole.DISPUTE)
+
+
 class Labels(Mapping[str, str]):
     """Locale -> text, immutable. ``en`` is required (the validator says so)."""
 
@@ -292,6 +296,13 @@ class Graph:
         return next(
             (t for t in self.transitions if t.from_state == from_state and t.key == key), None
         )
+
+    def moves_forward(self, to_state: str) -> bool:
+        """Whether entering ``to_state`` moves a document on, rather than rejecting,
+        withdrawing or disputing it (the page dresses only forward actions as the
+        main one)."""
+        target = self.state(to_state)
+        return target is not None and target.role not in _BACKWARD_ROLES
 
     def state_label(self, key: str, locale: str) -> str:
         """A state's name in ``locale``; the bare key when this graph has no such state

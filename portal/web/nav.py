@@ -4,6 +4,7 @@ inbox badge."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, g
@@ -11,6 +12,7 @@ from flask_login import current_user
 
 from portal.accounts.services import list_my_organizations
 from portal.documents.services import count_unread_notifications
+from portal.domain.actor import Actor
 from portal.inbox.queries import count_open_tasks
 
 log = logging.getLogger(__name__)
@@ -27,30 +29,26 @@ def init_nav(app: Flask) -> None:
                 )
             return g.my_orgs
 
-        def inbox_count() -> int | None:
-            """The signed-in member's open tasks in the current organization; None
-            outside an organization, and None (no badge) rather than a broken page if
-            the count cannot be had."""
-            if "inbox_count" not in g:
-                g.inbox_count = None
+        def badge(name: str, count: Callable[[Actor], int]) -> int | None:
+            """A nav badge's number in the current organization, counted once per request;
+            None outside an organization, and None (no badge) rather than a broken page
+            if the count cannot be had."""
+            if name not in g:
+                setattr(g, name, None)
                 actor = g.get("actor")
                 if actor is not None and current_user.is_authenticated:
                     try:
-                        g.inbox_count = count_open_tasks(actor)
-                    except Exception:  # the badge must never fail the page
-                        log.warning("inbox count unavailable", exc_info=True)
-            return g.inbox_count
+                        setattr(g, name, count(actor))
+                    except Exception:  # a badge must never fail the page
+                        log.warning("%s unavailable", name, exc_info=True)
+            return g.get(name)
+
+        def inbox_count() -> int | None:
+            """The signed-in member's open tasks (the inbox page sets it itself)."""
+            return badge("inbox_count", count_open_tasks)
 
         def unread_count() -> int | None:
-            """Unread notifications for the bell, with the same care as the inbox badge."""
-            if "unread_count" not in g:
-                g.unread_count = None
-                actor = g.get("actor")
-                if actor is not None and current_user.is_authenticated:
-                    try:
-                        g.unread_count = count_unread_notifications(actor)
-                    except Exception:  # the bell must never fail the page
-                        log.warning("notification count unavailable", exc_info=True)
-            return g.unread_count
+            """Unread notifications for the bell."""
+            return badge("unread_count", count_unread_notifications)
 
         return {"my_orgs": my_orgs, "inbox_count": inbox_count, "unread_count": unread_count}

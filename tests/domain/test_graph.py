@@ -560,3 +560,10 @@ def test_arbitrary_text_loads_or_is_refused_with_a_format_error_only(text):
 def test_arbitrary_bytes_load_or_are_refused_with_a_format_error_only(raw):
     with contextlib.suppress(GraphFormatError):
         loads(raw)
+
+
+def test_a_transition_moves_forward_unless_it_rejects_withdraws_or_disputes():
+    claim = seeded.expense_claim("MYR")
+    assert claim.moves_forward("reviewed") and claim.moves_forward("completed")
+    assert not any(claim.moves_forward(k) for k in ("rejected", "cancelled", "disputed"))
+    assert not claim.moves_forward("no_such_state")

@@ -19,7 +19,6 @@ from portal.web.errors import status_for
 from portal.web.messages import message_for
 from portal.web.tenancy import current_actor
 
-_BACKWARD = (StateRole.REJECTED, StateRole.CANCELLED, StateRole.DISPUTE)
 # The diagram's state boxes (SVG units; the editor's positions are their corners).
 BOX_W, BOX_H = 150, 40
 
@@ -75,11 +74,7 @@ def _page(  # type: ignore[no-untyped-def]
     allowed = [(a, label(a.key)) for a in actions if a.allowed]
     # The main button moves the document forward; rejecting, withdrawing or disputing
     # never sits where a hurried click lands.
-    forward = [
-        a.key
-        for a, _text in allowed
-        if (target := graph.state(a.to_state)) is not None and target.role not in _BACKWARD
-    ]
+    forward = [a.key for a, _text in allowed if graph.moves_forward(a.to_state)]
     # Others' actions grouped by who holds them: "Approve / Reject — waiting for: Nurul".
     by_holders: dict[tuple[str, ...], list[str]] = {}
     for a in actions:
