@@ -1,5 +1,5 @@
 """What a draft changes against the version it would replace, in the editor's words:
-states and transitions added, removed and changed, grants and fields added and removed.
+states, transitions and fields added, removed and changed; grants added and removed.
 
 The publish confirmation summarises this, so an admin sees what they are about to put
 in front of every new document. A state is known by its key, a transition by its
@@ -13,15 +13,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from portal.domain.graph import (
-    DEFAULT_MAX_ESCALATION_LEVELS,
-    DocumentField,
-    Grant,
-    Graph,
-    OnVacancy,
-    State,
-    Transition,
-)
+from portal.domain.graph import DocumentField, Grant, Graph, State, Transition
 
 T = TypeVar("T")
 
@@ -40,10 +32,24 @@ class Changes:
 
 
 @dataclass(frozen=True)
+class GrantChanges:
+    """Grants have no identity of their own: what a grant says is who it is, so an
+    edited grant reads as one removed and one added. In the graph's order; the edge
+    words them for the reader (names from the org chart, amounts in their locale)."""
+
+    added: tuple[Grant, ...] = ()
+    removed: tuple[Grant, ...] = ()
+
+    @property
+    def any(self) -> bool:
+        return bool(self.added or self.removed)
+
+
+@dataclass(frozen=True)
 class GraphDiff:
     states: Changes
     transitions: Changes
-    grants: Changes
+    grants: GrantChanges
     fields: Changes
     # The flow's own labels or posting order changed.
     flow_changed: bool
@@ -78,23 +84,12 @@ def _transition_content(t: Transition) -> Hashable:
     return replace(t, vertices=(), order=0)
 
 
-def _grant_key(grant: Grant) -> str:
-    """What the grant says, in short: "step · superior", "approved · position 12 from
-    10000.00 MYR, refuse if vacant". Grants have no identity of their own, so what
-    they say is who they are: an edited grant reads as one removed and one added."""
-    g = grant.grantee
-    named = {"member": g.member, "position": g.position, "levels_up": g.levels, "role": g.role}
-    who = g.kind if named.get(g.kind) is None else f"{g.kind} {named[g.kind]}"
-    if g.walk_up:
-        who += " (walk up)"
-    parts = [f"{'every state' if grant.all_states else grant.state} · {who}"]
-    if grant.floor:
-        parts.append(f"from {grant.floor} {grant.currency or ''}".rstrip())
-    if grant.on_vacancy == OnVacancy.REFUSE:
-        parts.append("refuse if vacant")
-    if grant.max_escalation_levels not in (None, DEFAULT_MAX_ESCALATION_LEVELS):
-        parts.append(f"escalate at most {grant.max_escalation_levels}")
-    return ", ".join(parts)
+def _grant_changes(before: Iterable[Grant], after: Iterable[Grant]) -> GrantChanges:
+    old, new = tuple(before), tuple(after)
+    return GrantChanges(
+        added=tuple(g for g in new if g not in old),
+        removed=tuple(g for g in old if g not in new),
+    )
 
 
 def _field_content(f: DocumentField) -> Hashable:
@@ -111,7 +106,7 @@ def diff(before: Graph | None, after: Graph) -> GraphDiff:
         transitions=_compare(
             old.transitions if old else (), after.transitions, _transition_key, _transition_content
         ),
-        grants=_compare(old.grants if old else (), after.grants, _grant_key, lambda g: g),
+        grants=_grant_changes(old.grants if old else (), after.grants),
         fields=_compare(old.fields if old else (), after.fields, lambda f: f.key, _field_content),
         flow_changed=old is None
         or (old.labels, old.posting_order) != (after.labels, after.posting_order),

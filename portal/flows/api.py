@@ -13,20 +13,23 @@ violations, each with its message in the admin's language. Errors come back as
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from types import SimpleNamespace
 from typing import Any
 
 from flask import Blueprint, jsonify, request
+from flask_babel import get_locale
+from flask_babel import gettext as _
 
 from portal.domain import graph as graphs
 from portal.domain.actor import Role
 from portal.domain.errors import DomainError
 from portal.domain.graph import MAX_DOCUMENT_BYTES, GranteeKind
-from portal.domain.graph_diff import Changes, GraphDiff
+from portal.domain.graph_diff import Changes
 from portal.domain.resolution import Gap
 from portal.domain.validate import Violation, errors_in
-from portal.flows import services
+from portal.flows import services, wording
 from portal.orgchart import routing
 from portal.orgchart import services as orgchart
 from portal.web.auth import admin_required
@@ -57,14 +60,6 @@ def _draft_json(draft: services.DraftView) -> dict[str, Any]:
         "violations": _violations(draft.violations),
         "updated_at": draft.updated_at.isoformat() if draft.updated_at else None,
         "updated_by": draft.updated_by,
-    }
-
-
-def _changes_json(changes: Changes) -> dict[str, list[str]]:
-    return {
-        "added": list(changes.added),
-        "removed": list(changes.removed),
-        "changed": list(changes.changed),
     }
 
 
@@ -108,6 +103,22 @@ def save(kind: str):  # type: ignore[no-untyped-def]
     )
 
 
+@bp.put("/draft/import")
+@admin_required
+def import_file(kind: str):  # type: ignore[no-untyped-def]
+    """A file as exported (its bytes are the body) over the draft at ``?revision=``: read
+    by the same loader as the flow page's upload, so a file that is not JSON says the
+    line and column, a wrong shape names its path, and either changes nothing."""
+    raw_revision = request.args.get("revision", "")
+    if not raw_revision.isdigit():
+        raise DomainError("bad_request")
+    if (request.content_length or 0) > MAX_DOCUMENT_BYTES:
+        raise graphs.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
+    raw = request.get_data(cache=False)
+    draft = services.import_draft(current_actor(), raw, kind=kind, revision=int(raw_revision))
+    return jsonify(_draft_json(draft))
+
+
 @bp.post("/draft/discard")
 @admin_required
 def discard(kind: str):  # type: ignore[no-untyped-def]
@@ -149,18 +160,95 @@ def from_version(kind: str):  # type: ignore[no-untyped-def]
     return jsonify(_draft_json(draft))
 
 
+Graphs = tuple[graphs.Graph | None, ...]
+
+
+def _first(graphs_seen: Graphs, pick: Callable[[graphs.Graph], Any]) -> Any:
+    """What ``pick`` finds in the first graph that has it: the draft names what stays,
+    the version before names what goes."""
+    for graph in graphs_seen:
+        found = pick(graph) if graph is not None else None
+        if found is not None:
+            return found
+    return None
+
+
+def _labelled(item: Any, key: str, locale: str) -> str:
+    text = item.labels.text(locale) if item is not None else ""
+    return f"{text} ({key})" if text and text != key else key
+
+
+def _state_text(key: str, graphs_seen: Graphs, locale: str) -> str:
+    state = _first(graphs_seen, lambda g: next((s for s in g.states if s.key == key), None))
+    return _labelled(state, key, locale)
+
+
+def _field_text(key: str, graphs_seen: Graphs, locale: str) -> str:
+    found = _first(graphs_seen, lambda g: next((f for f in g.fields if f.key == key), None))
+    return _labelled(found, key, locale)
+
+
+def _transition_text(key: str, graphs_seen: Graphs, locale: str) -> str:
+    """ "Approve: Waiting for the manager (manager_review) → Approved (approved)"."""
+    found = _first(
+        graphs_seen,
+        lambda g: next((t for t in g.transitions if f"{t.from_state}.{t.key}" == key), None),
+    )
+    if found is None:
+        return key
+    return _(
+        "%(action)s: %(source)s → %(target)s",
+        action=found.labels.text(locale) or found.key,
+        source=_state_text(found.from_state, graphs_seen, locale),
+        target=_state_text(found.to_state, graphs_seen, locale),
+    )
+
+
+def _worded(
+    changes: Changes,
+    text: Callable[[str, Graphs, str], str],
+    found: services.DraftChanges,
+    locale: str,
+) -> dict[str, list[dict[str, str]]]:
+    """Each key with its words; what was removed is named from the version before."""
+    now, before = (found.after, found.before), (found.before, found.after)
+    return {
+        "added": [{"key": k, "text": text(k, now, locale)} for k in changes.added],
+        "removed": [{"key": k, "text": text(k, before, locale)} for k in changes.removed],
+        "changed": [{"key": k, "text": text(k, now, locale)} for k in changes.changed],
+    }
+
+
+def _grants_worded(found: services.DraftChanges, locale: str) -> dict[str, list[dict[str, str]]]:
+    def word(grant: graphs.Grant, graphs_seen: Graphs) -> dict[str, str]:
+        who = wording.grant_words(grant, found.names)
+        if grant.state is None:
+            return {"state": "", "text": who}
+        where = _state_text(grant.state, graphs_seen, locale)
+        return {"state": grant.state, "text": _("%(state)s: %(who)s", state=where, who=who)}
+
+    return {
+        "added": [word(g, (found.after, found.before)) for g in found.diff.grants.added],
+        "removed": [word(g, (found.before, found.after)) for g in found.diff.grants.removed],
+    }
+
+
 @bp.get("/changes")
 @admin_required
 def changes(kind: str):  # type: ignore[no-untyped-def]
-    found: GraphDiff = services.draft_changes(current_actor(), kind)
+    """What publishing would change, worded for the reader: labels in their language,
+    grants as sentences with the org chart's names and their locale's amounts."""
+    found = services.draft_changes(current_actor(), kind)
+    locale = str(get_locale())
+    change = found.diff
     return jsonify(
         {
-            "any": found.any,
-            "flow_changed": found.flow_changed,
-            "states": _changes_json(found.states),
-            "transitions": _changes_json(found.transitions),
-            "grants": _changes_json(found.grants),
-            "fields": _changes_json(found.fields),
+            "any": change.any,
+            "flow_changed": change.flow_changed,
+            "states": _worded(change.states, _state_text, found, locale),
+            "transitions": _worded(change.transitions, _transition_text, found, locale),
+            "grants": _grants_worded(found, locale),
+            "fields": _worded(change.fields, _field_text, found, locale),
         }
     )
 

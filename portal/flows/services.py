@@ -516,14 +516,28 @@ def draft_from_version(actor: Actor, kind: str, version: int, *, revision: int) 
     return save_draft(actor, kind, get_version(actor, kind, version).graph, revision=revision)
 
 
-def draft_changes(actor: Actor, kind: str) -> GraphDiff:
+@dataclass(frozen=True)
+class DraftChanges:
+    """What publishing the draft would change, with both graphs (the removed items'
+    labels are in the one before) and names for the members and seats grants name."""
+
+    diff: GraphDiff
+    before: Graph | None
+    after: Graph
+    names: References
+
+
+def draft_changes(actor: Actor, kind: str) -> DraftChanges:
     """What publishing the draft would change against the current version."""
     draft = get_draft(actor, kind)
     try:
-        current = current_version(actor, kind).graph
+        current: Graph | None = current_version(actor, kind).graph
     except NotFound:
         current = None
-    return diff(current, draft.graph)
+    graphs_named = (draft.graph,) if current is None else (current, draft.graph)
+    return DraftChanges(
+        diff(current, draft.graph), current, draft.graph, describe_references(actor, *graphs_named)
+    )
 
 
 # --- import and export ------------------------------------------------------------------
@@ -556,10 +570,11 @@ class References:
     positions: dict[int, str]
 
 
-def describe_references(actor: Actor, graph: Graph) -> References:
+def describe_references(actor: Actor, *graphs_named: Graph) -> References:
     require_admin(actor)
-    member_ids = {g.grantee.member for g in graph.grants if g.grantee.member is not None}
-    position_ids = {g.grantee.position for g in graph.grants if g.grantee.position is not None}
+    grants = [g for graph in graphs_named for g in graph.grants]
+    member_ids = {g.grantee.member for g in grants if g.grantee.member is not None}
+    position_ids = {g.grantee.position for g in grants if g.grantee.position is not None}
     with _scoped(actor) as uow:
         s = uow.session
         members = member_names(s, member_ids)

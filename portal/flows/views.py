@@ -19,7 +19,7 @@ from portal.domain.graph import (
     StateRole,
 )
 from portal.domain.validate import errors_in
-from portal.flows import services
+from portal.flows import services, wording
 from portal.flows.editor_text import EDITOR_TEXT
 from portal.flows.forms import ImportForm, RevisionForm
 from portal.web.auth import admin_required
@@ -30,6 +30,10 @@ from portal.web.tenancy import current_actor
 
 bp = Blueprint("flows", __name__, url_prefix="/o/<org>/flows")
 schema_bp = Blueprint("schema", __name__, url_prefix="/schema")
+
+# A grant in words, for every page that lists grants (flows, the route preview).
+bp.add_app_template_global(wording.grantee_words)
+bp.add_app_template_global(wording.floor_words)
 
 GRAPH_SCHEMA = resources.files("portal.domain") / "graph.schema.json"
 
@@ -187,6 +191,7 @@ def _editor_setup(kind: str) -> dict[str, object]:
 
     return {
         "api": url_for("flows_api.draft", kind=kind).removesuffix("/draft"),
+        "export": url_for("flows.export", kind=kind),
         "kind": kind,
         "currency": services.base_currency(current_actor()),
         "locales": ["en", "zh", "ms"],

@@ -27,6 +27,7 @@
   var dirty = false;
   var conflict = false;
   var retryDelay = 1000;
+  var refusal = null; // the last save's refusal by path ({path, code, message}), shown inline
   var roundTrips = [];
 
   // --- small helpers --------------------------------------------------------------
@@ -67,16 +68,20 @@
     return meta ? meta.getAttribute("content") : "";
   }
 
+  // `body`: an object sent as JSON, or a file (Blob) sent as it is.
   function api(method, path, body) {
     return fetch(setup.api + path, {
       method: method,
       credentials: "same-origin",
       headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrf() },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined || body instanceof Blob ? body : JSON.stringify(body),
     }).then(function (response) {
       return response.json().catch(function () { return null; }).then(function (data) {
         return { status: response.status, ok: response.ok, data: data };
       });
+    }, function () {
+      // No answer at all (offline, server down): status 0, and a message to show.
+      return { status: 0, ok: false, data: { error: { code: "offline", message: T.offline } } };
     });
   }
 
@@ -320,6 +325,8 @@
       var grant = graph.grants[v.ref.grant];
       if (grant && grant.state) return { type: "state", key: grant.state };
     }
+    // The flow's fields and labels are edited with nothing selected.
+    if (v.ref.field !== undefined || /^(labels|fields)\b/.test(v.path || "")) return { type: "flow" };
     return null;
   }
 
@@ -329,7 +336,7 @@
     var notes = {};
     (doc && !viewing ? doc.violations : []).forEach(function (v) {
       var target = violationTarget(v);
-      if (!target) return;
+      if (!target || target.type === "flow") return;
       var id = target.type === "state" ? "state:" + target.key : "transition:" + target.index;
       if (worst[id] !== "error") worst[id] = v.severity;
       (notes[id] = notes[id] || []).push(v.message);
@@ -375,10 +382,18 @@
       var tag = el("span", { class: "tag " + (v.severity === "error" ? "danger" : "warn"), text: v.severity === "error" ? T.error : T.warning });
       var text = el("span", { text: " " + v.message });
       var item = target
-        ? el("button", { type: "button", class: "link-button", "data-code": v.code, onclick: function () { select(target, true); } }, [tag, text])
+        ? el("button", { type: "button", class: "link-button", "data-code": v.code, onclick: function () { openProblem(target, v.path); } }, [tag, text])
         : el("span", { "data-code": v.code }, [tag, text]);
       list.appendChild(el("li", { class: "problem problem-" + v.severity }, [item]));
     });
+  }
+
+  // A problem in the list opens its state or transition and focuses the input it is
+  // about (a grant's floor, a guard), or the panel's first input.
+  function openProblem(target, path) {
+    select(target.type === "flow" ? null : target, target.type !== "flow");
+    var place = path ? placeFor(path) : null;
+    if (place && /^(INPUT|SELECT)$/.test(place.tagName)) place.focus();
   }
 
   // --- outline (keyboard and screen readers) ---------------------------------------
@@ -441,6 +456,9 @@
     } else if (event.key === "Enter") {
       event.preventDefault();
       select(ref, true);
+    } else if (event.key === "F2") {
+      event.preventDefault();
+      renameInline(ref);
     } else if (moves[event.key] && ref.type === "state") {
       event.preventDefault();
       var s = stateByKey(ref.key);
@@ -481,8 +499,8 @@
     return input;
   }
 
-  function selectInput(options, value, onValue, allowEmpty) {
-    var input = el("select", {});
+  function selectInput(options, value, onValue, allowEmpty, attrs) {
+    var input = el("select", attrs || {});
     input.disabled = Boolean(viewing);
     if (allowEmpty) input.appendChild(el("option", { value: "", text: T.none }));
     options.forEach(function (pair) {
@@ -494,8 +512,8 @@
     return input;
   }
 
-  function checkbox(labelText, checked, onValue) {
-    var input = el("input", { type: "checkbox" });
+  function checkbox(labelText, checked, onValue, attrs) {
+    var input = el("input", Object.assign({ type: "checkbox" }, attrs || {}));
     input.checked = Boolean(checked);
     input.disabled = Boolean(viewing);
     input.addEventListener("change", function () { onValue(input.checked); });
@@ -504,7 +522,9 @@
     return el("div", { class: "field checkbox" }, [input, el("label", { for: id, text: labelText })]);
   }
 
-  function labelFields(item, redraw) {
+  // `base`: the item's path in the graph ("states[2]", "" for the flow), which the
+  // server's violations name.
+  function labelFields(item, base, redraw) {
     return LOCALES.map(function (locale) {
       return field(fmt(T.label_in, { locale: locale }), textInput((item.labels || {})[locale], function (value) {
         item.labels = item.labels || {};
@@ -512,7 +532,7 @@
         else delete item.labels[locale];
         redraw();
         changed();
-      }, { "data-locale": locale }));
+      }, { "data-locale": locale, "data-path": (base ? base + "." : "") + "labels." + locale }));
     });
   }
 
@@ -528,14 +548,18 @@
     var panel = document.getElementById("properties");
     panel.replaceChildren();
     if (!selected) {
+      panel.dataset.path = "";
       panel.appendChild(el("p", { class: "muted", text: T.nothing_selected }));
       drawFlowProperties(panel);
+      drawPanelProblems();
       return;
     }
     if (selected.type === "state") {
       var s = stateByKey(selected.key);
       if (!s) { selected = null; return drawProperties(); }
-      var keyInput = textInput(s.key, function () {}, { "data-prop": "key", spellcheck: "false" });
+      var base = "states[" + graph.states.indexOf(s) + "]";
+      panel.dataset.path = base;
+      var keyInput = textInput(s.key, function () {}, { "data-prop": "key", "data-path": base + ".key", spellcheck: "false" });
       keyInput.addEventListener("change", function () {
         var next = keyInput.value.trim();
         if (!next || next === s.key) return;
@@ -549,30 +573,33 @@
         el("h3", { text: T.state + " · " + label(s) }),
         field(T.key, keyInput),
       );
-      labelFields(s, function () { cells.getCell("state:" + s.key).attr("label/text", label(s)); drawOutline(); }).forEach(function (f) { panel.appendChild(f); });
+      labelFields(s, base, function () { cells.getCell("state:" + s.key).attr("label/text", label(s)); drawOutline(); }).forEach(function (f) { panel.appendChild(f); });
       panel.append(
-        field(T.role, selectInput(setup.roles, s.role, function (value) { s.role = value; draw(); changed(); })),
-        checkbox(T.terminal, s.terminal, function (value) { s.terminal = value; draw(); changed(); }),
+        field(T.role, selectInput(setup.roles, s.role, function (value) { s.role = value; draw(); changed(); }, false, { "data-path": base + ".role" })),
+        checkbox(T.terminal, s.terminal, function (value) { s.terminal = value; draw(); changed(); }, { "data-path": base + ".terminal" }),
         field(T.deadline, textInput(s.deadline ? s.deadline.after : "", function (value) {
           if (value) s.deadline = Object.assign({ on_breach: "remind" }, s.deadline || {}, { after: value.trim() });
           else delete s.deadline;
           changed();
-        }, { "data-prop": "deadline" })),
+        }, { "data-prop": "deadline", "data-path": base + ".deadline" })),
         field(T.on_breach, selectInput(setup.breach, s.deadline ? s.deadline.on_breach : "remind", function (value) {
           if (s.deadline) { s.deadline.on_breach = value; changed(); }
-        })),
+        }, false, { "data-path": base + ".deadline.on_breach" })),
         field(T.escalate_after, textInput(s.escalate_after, function (value) {
           if (value) s.escalate_after = value.trim();
           else delete s.escalate_after;
           changed();
-        }))
+        }, { "data-path": base + ".escalate_after" }))
       );
       panel.appendChild(grantsFor(s));
+      drawPanelProblems();
       return;
     }
     var index = selected.index;
     var t = graph.transitions[index];
     if (!t) { selected = null; return drawProperties(); }
+    var tBase = "transitions[" + index + "]";
+    panel.dataset.path = tBase;
     var from = stateByKey(t.from), to = stateByKey(t.to);
     var tKey = textInput(t.key, function (value) {
       var next = value.trim();
@@ -580,32 +607,32 @@
       if (t.labels && t.labels.en === t.key && next) t.labels.en = next;
       t.key = next;
       changed();
-    }, { "data-prop": "key", spellcheck: "false" });
+    }, { "data-prop": "key", "data-path": tBase + ".key", spellcheck: "false" });
     tKey.addEventListener("change", draw);
     panel.append(
       el("h3", { text: T.transition + " · " + fmt(T.from_to, { from: from ? label(from) : t.from, to: to ? label(to) : t.to }) }),
       field(T.key, tKey)
     );
-    labelFields(t, function () { draw(); }).forEach(function (f) { panel.appendChild(f); });
+    labelFields(t, tBase, function () { draw(); }).forEach(function (f) { panel.appendChild(f); });
     var guardInput = textInput(t.guard ? t.guard.expression : "", function (value) {
       if (value.trim()) t.guard = { expression: value, message: (t.guard && t.guard.message) || {} };
       else delete t.guard;
       changed();
-    }, { "data-prop": "guard", spellcheck: "false" });
+    }, { "data-prop": "guard", "data-path": tBase + ".guard.expression", spellcheck: "false" });
     panel.append(
-      field(T.gate, selectInput(setup.gates, t.gate, function (value) { t.gate = value; changed(); })),
+      field(T.gate, selectInput(setup.gates, t.gate, function (value) { t.gate = value; changed(); }, false, { "data-path": tBase + ".gate" })),
       field(T.guard, guardInput),
 
       checkbox(T.comment_required, t.comment === "required", function (value) {
         if (value) t.comment = "required";
         else delete t.comment;
         changed();
-      }),
+      }, { "data-path": tBase + ".comment" }),
       checkbox(T.reverses, t.reverses, function (value) {
         if (value) t.reverses = true;
         else delete t.reverses;
         changed();
-      })
+      }, { "data-path": tBase + ".reverses" })
     );
     LOCALES.forEach(function (locale) {
       panel.appendChild(field(fmt(T.guard_message, { locale: locale }), textInput(t.guard && t.guard.message ? t.guard.message[locale] : "", function (value) {
@@ -615,34 +642,30 @@
         else delete message[locale];
         t.guard.message = message;
         changed();
-      })));
+      }, { "data-path": tBase + ".guard.message." + locale })));
     });
-    var guardErrors = (doc ? doc.violations : []).filter(function (v) {
-      return v.ref.transition === index && v.path.indexOf(".guard") > 0;
-    });
-    guardErrors.forEach(function (v) {
-      panel.appendChild(el("p", { class: "field-error", "data-testid": "guard-error", text: v.message }));
-    });
+    drawPanelProblems();
   }
 
   // With nothing selected: the flow's own labels and the fields its documents carry.
   function drawFlowProperties(panel) {
     panel.appendChild(el("h3", { text: T.flow }));
-    labelFields(graph, function () {}).forEach(function (f) { panel.appendChild(f); });
+    labelFields(graph, "", function () {}).forEach(function (f) { panel.appendChild(f); });
     graph.fields = graph.fields || [];
     var box = el("fieldset", { class: "grants", "data-testid": "fields" }, [el("legend", { text: T.fields })]);
     graph.fields.forEach(function (f, i) {
-      var row = el("div", { class: "grant-row", "data-field": i });
-      var keyInput = textInput(f.key, function (value) { f.key = value.trim(); changed(); }, { spellcheck: "false" });
+      var base = "fields[" + i + "]";
+      var row = el("div", { class: "grant-row", "data-field": i, "data-row": "", "data-path": base });
+      var keyInput = textInput(f.key, function (value) { f.key = value.trim(); changed(); }, { spellcheck: "false", "data-path": base + ".key" });
       row.appendChild(field(T.key, keyInput));
       row.appendChild(field(T.field_type, selectInput(setup.field_types, f.type, function (value) {
         f.type = value;
         if (value !== "choice") delete f.choices;
         drawProperties();
         changed();
-      })));
-      labelFields(f, function () {}).forEach(function (x) { row.appendChild(x); });
-      row.appendChild(checkbox(T.required, f.required, function (value) { f.required = value; changed(); }));
+      }, false, { "data-path": base + ".type" })));
+      labelFields(f, base, function () {}).forEach(function (x) { row.appendChild(x); });
+      row.appendChild(checkbox(T.required, f.required, function (value) { f.required = value; changed(); }, { "data-path": base + ".required" }));
       if (f.type === "choice") {
         var known = {};
         (f.choices || []).forEach(function (c) { known[c.key] = c; });
@@ -651,7 +674,7 @@
             return known[k] || { key: k, labels: { en: k } };
           });
           changed();
-        }, { spellcheck: "false" })));
+        }, { spellcheck: "false", "data-path": base + ".choices" })));
       }
       if (!viewing) {
         row.appendChild(el("button", { type: "button", class: "link-button", text: T.remove, onclick: function () {
@@ -677,51 +700,54 @@
     var box = el("fieldset", { class: "grants" }, [el("legend", { text: T.who_decides })]);
     graph.grants.forEach(function (g, i) {
       if (g.state !== s.key) return;
+      var base = "grants[" + i + "]";
       var who = g.grantee || (g.grantee = { kind: "superior" });
-      var row = el("div", { class: "grant-row", "data-grant": i });
+      var row = el("div", { class: "grant-row", "data-grant": i, "data-row": "", "data-path": base });
       row.appendChild(field(T.grantee, selectInput(setup.grantees, who.kind, function (value) {
         g.grantee = { kind: value };
         drawProperties();
         changed();
-      })));
+      }, false, { "data-path": base + ".grantee" })));
       if (who.kind === "member" || who.kind === "position") {
         var options = (pickers[who.kind === "member" ? "members" : "positions"] || []).map(function (c) { return [c.id, c.label]; });
         row.appendChild(field(who.kind === "member" ? T.member : T.position, selectInput(options, who[who.kind], function (value) {
           who[who.kind] = value ? Number(value) : undefined;
           changed();
-        }, true)));
+        }, true, { "data-path": base + ".grantee." + who.kind })));
       } else if (who.kind === "levels_up") {
         row.appendChild(field(T.levels, textInput(who.levels, function (value) {
           var n = parseInt(value, 10);
           who.levels = isNaN(n) ? value : n;
           changed();
-        }, { inputmode: "numeric" })));
+        }, { inputmode: "numeric", "data-path": base + ".grantee.levels" })));
       } else if (who.kind === "role") {
         row.appendChild(field(T.role_name, selectInput((pickers.roles || []).map(function (r) { return [r, r]; }), who.role, function (value) {
           who.role = value || undefined;
           changed();
-        }, true)));
+        }, true, { "data-path": base + ".grantee.role" })));
       }
       row.appendChild(field(fmt(T.floor, { currency: setup.currency || "" }), textInput(g.min_amount, function (value) {
         if (value.trim()) g.min_amount = value.trim();
         else delete g.min_amount;
         changed();
-      }, { inputmode: "decimal", "data-prop": "floor" })));
+      }, { inputmode: "decimal", "data-prop": "floor", "data-path": base + ".min_amount" })));
       row.appendChild(field(T.on_vacancy, selectInput(setup.vacancy, g.on_vacancy || "escalate", function (value) {
         g.on_vacancy = value;
         changed();
-      })));
+      }, false, { "data-path": base + ".on_vacancy" })));
       row.appendChild(field(T.max_levels, textInput(g.max_escalation_levels, function (value) {
         var n = parseInt(value, 10);
         if (!value.trim()) delete g.max_escalation_levels;
         else g.max_escalation_levels = String(n) === value.trim() ? n : value;
         changed();
-      }, { inputmode: "numeric", "data-prop": "max-levels" })));
-      row.appendChild(el("button", { type: "button", class: "link-button", text: T.remove, onclick: function () {
-        graph.grants.splice(i, 1);
-        drawProperties();
-        changed();
-      } }));
+      }, { inputmode: "numeric", "data-prop": "max-levels", "data-path": base + ".max_escalation_levels" })));
+      if (!viewing) {
+        row.appendChild(el("button", { type: "button", class: "link-button", text: T.remove, onclick: function () {
+          graph.grants.splice(i, 1);
+          drawProperties();
+          changed();
+        } }));
+      }
       box.appendChild(row);
     });
     if (!viewing) {
@@ -732,6 +758,124 @@
       } }));
     }
     return box;
+  }
+
+  // --- problems beside what they are about ------------------------------------------
+
+  // The panel element a violation's path names: the input, or else the row (a grant, a
+  // field) or the whole panel, whose data-path is the longest prefix of it. A missing
+  // English label ("…labels") is about the English input.
+  function placeFor(path) {
+    if (/(^|\.)labels$/.test(path)) path += ".en";
+    var panel = document.getElementById("properties");
+    var best = null, bestLength = -1;
+    [panel].concat(Array.prototype.slice.call(panel.querySelectorAll("[data-path]"))).forEach(function (node) {
+      var p = node.getAttribute("data-path");
+      if (p === null) return;
+      var covers = path === p || (path.indexOf(p) === 0 && (p === "" ? false : /[.[]/.test(path.charAt(p.length))));
+      if (covers && p.length > bestLength) { best = node; bestLength = p.length; }
+    });
+    return best;
+  }
+
+  // What the server answered about the item in the panel, written beside the input it
+  // is about (aria-invalid and described by the message); a grant or field row with a
+  // problem is outlined. A refused save (a value the loader could not read) is among them.
+  function drawPanelProblems() {
+    var panel = document.getElementById("properties");
+    panel.querySelectorAll(".inline-problem").forEach(function (node) { node.remove(); });
+    panel.querySelectorAll("[aria-invalid]").forEach(function (node) {
+      node.removeAttribute("aria-invalid");
+      node.removeAttribute("aria-describedby");
+    });
+    panel.querySelectorAll("[data-row][data-violation]").forEach(function (node) { node.removeAttribute("data-violation"); });
+    if (viewing) return;
+    var problems = (doc ? doc.violations : []).slice();
+    if (refusal) problems.push(refusal);
+    problems.forEach(function (v, n) {
+      var place = placeFor(v.path || "");
+      if (!place) return;
+      var id = "inline-problem-" + n;
+      var note = el("p", { class: "inline-problem inline-" + v.severity, id: id, "data-testid": "inline-problem", "data-code": v.code, text: v.message });
+      if (/^(INPUT|SELECT)$/.test(place.tagName)) {
+        if (v.severity === "error") place.setAttribute("aria-invalid", "true");
+        place.setAttribute("aria-describedby", ((place.getAttribute("aria-describedby") || "") + " " + id).trim());
+        var anchor = place.closest(".field") || place;
+        while (anchor.nextElementSibling && anchor.nextElementSibling.classList.contains("inline-problem")) anchor = anchor.nextElementSibling;
+        anchor.after(note);
+      } else {
+        var head = place.querySelector(":scope > h3, :scope > legend");
+        if (head) head.after(note);
+        else place.prepend(note);
+      }
+      var row = place.closest("[data-row]");
+      if (row && row.getAttribute("data-violation") !== "error") row.setAttribute("data-violation", v.severity);
+    });
+  }
+
+  // --- renaming on the canvas ---------------------------------------------------------
+
+  // An input over the state (or the arrow's middle) holding its label in the page's
+  // language: Enter or leaving it keeps the text, Escape keeps the old one. Opened by a
+  // double click, or F2 on the item in the outline.
+  function renameInline(ref) {
+    var item = ref.type === "state" ? stateByKey(ref.key) : graph.transitions[ref.index];
+    var view = viewOf(ref);
+    if (viewing || !item || !view) return;
+    select(ref, false);
+    var host = paper.el.parentNode;
+    var hostBox = host.getBoundingClientRect();
+    var box;
+    if (ref.type === "state") {
+      box = view.findNode("body").getBoundingClientRect();
+    } else {
+      var middle = paper.localToClientPoint(view.getPointAtRatio(0.5));
+      box = { left: middle.x - STATE_W / 2, top: middle.y - 15, width: STATE_W, height: 30 };
+    }
+    var lang = document.documentElement.lang;
+    var locale = LOCALES.indexOf(lang) >= 0 ? lang : "en";
+    var before = (item.labels || {})[locale] || "";
+    var input = el("input", {
+      type: "text",
+      class: "inline-rename",
+      "data-testid": "inline-rename",
+      "aria-label": fmt(T.label_in, { locale: locale }),
+      value: before,
+    });
+    // CSSOM, not a style attribute: the CSP allows no inline styles.
+    input.style.left = box.left - hostBox.left + "px";
+    input.style.top = box.top - hostBox.top + "px";
+    input.style.width = Math.max(box.width, 120) + "px";
+    input.style.height = box.height + "px";
+    host.appendChild(input);
+    input.focus();
+    input.select();
+    var done = false;
+    function finish(keep) {
+      if (done) return;
+      done = true;
+      var after = input.value.trim();
+      input.remove();
+      if (keep && after !== before) {
+        item.labels = item.labels || {};
+        if (after) item.labels[locale] = after;
+        else delete item.labels[locale];
+        draw();
+        drawProperties();
+        changed();
+      }
+      var key = ref.type === "state" ? "state:" + ref.key : "transition:" + ref.index;
+      var back = document.querySelector('[data-outline="' + CSS.escape(key) + '"]');
+      if (back) back.focus();
+    }
+    input.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" || event.key === "Escape") {
+        event.preventDefault();
+        event.stopPropagation();
+        finish(event.key === "Enter");
+      }
+    });
+    input.addEventListener("blur", function () { finish(true); });
   }
 
   // --- editing the structure -------------------------------------------------------
@@ -812,7 +956,11 @@
     select({ type: "state", key: String(view.model.id).slice(6) }, false);
   });
   paper.on("element:pointerdblclick", function (view) {
-    select({ type: "state", key: String(view.model.id).slice(6) }, true);
+    renameInline({ type: "state", key: String(view.model.id).slice(6) });
+  });
+  paper.on("link:pointerdblclick", function (view) {
+    var id = String(view.model.id);
+    if (id.indexOf("transition:") === 0) renameInline({ type: "transition", index: Number(id.slice(11)) });
   });
   paper.on("link:pointerclick", function (view) {
     var id = String(view.model.id);
@@ -949,44 +1097,41 @@
     var started = performance.now();
     api("PUT", "/draft", { revision: doc.revision, graph: graph }).then(function (answer) {
       saving = false;
+      if (answer.status === 0 || answer.status >= 500) {
+        // The server could not be reached, or failed: keep the graph here and retry,
+        // less often the longer it lasts.
+        dirty = true;
+        say(T.retrying);
+        alarm(T.retrying, false);
+        refreshPublish();
+        clearTimeout(saveTimer);
+        saveTimer = setTimeout(save, retryDelay);
+        retryDelay = Math.min(retryDelay * 2, 15000);
+        return;
+      }
       roundTrips.push(performance.now() - started);
       if (answer.ok) {
         retryDelay = 1000;
         doc = answer.data;
+        refusal = null;
         alarm("");
         say(fmt(T.saved, { revision: doc.revision }));
         markViolations();
-        if (selected && selected.type === "transition") drawGuardErrors();
+        drawPanelProblems();
       } else if (answer.status === 409) {
         conflict = true;
         alarm(fmt(T.conflict, { revision: answer.data.error.details.current }), true);
         say(fmt(T.conflict, { revision: answer.data.error.details.current }));
       } else {
-        // Refused as a document (a path the loader names): nothing saved, keep editing.
+        // Refused as a document (a path the loader names): nothing saved, keep editing;
+        // the message also stands beside the input the path names, if it is open.
+        var error = (answer.data && answer.data.error) || {};
+        refusal = { path: (error.details || {}).path || "", code: error.code, severity: "error", message: errorMessage(answer) };
         alarm(fmt(T.refused, { message: errorMessage(answer) }), false);
         say(fmt(T.refused, { message: errorMessage(answer) }));
+        drawPanelProblems();
       }
       refreshPublish();
-    }, function () {
-      // The server could not be reached: keep the graph here and try again.
-      saving = false;
-      dirty = true;
-      say(T.retrying);
-      alarm(T.retrying, false);
-      refreshPublish();
-      clearTimeout(saveTimer);
-      saveTimer = setTimeout(save, retryDelay);
-      retryDelay = Math.min(retryDelay * 2, 15000);
-    });
-  }
-
-  function drawGuardErrors() {
-    document.querySelectorAll('[data-testid="guard-error"]').forEach(function (node) { node.remove(); });
-    var index = selected.index;
-    (doc.violations || []).filter(function (v) {
-      return v.ref.transition === index && v.path.indexOf(".guard") > 0;
-    }).forEach(function (v) {
-      document.getElementById("properties").appendChild(el("p", { class: "field-error", "data-testid": "guard-error", text: v.message }));
     });
   }
 
@@ -1010,13 +1155,18 @@
       var next = (doc.base_version || 0) + 1;
       document.getElementById("publish-dialog-title").textContent = fmt(T.publish_title, { version: next });
       if (!changes.any) box.appendChild(el("p", { text: T.publish_nothing }));
+      // Each part a list: what was added, removed or changed, in the server's words.
       [["states", T.states], ["transitions", T.transitions], ["grants", T.grants], ["fields", T.fields]].forEach(function (part) {
         var c = changes[part[0]];
-        var lines = [];
+        var items = [];
         ["added", "removed", "changed"].forEach(function (what) {
-          if (c[what].length) lines.push(T[what] + ": " + c[what].join(", "));
+          (c[what] || []).forEach(function (item) {
+            items.push(el("li", { "data-change": what }, [el("span", { class: "tag change-" + what, text: T[what] }), " " + item.text]));
+          });
         });
-        if (lines.length) box.appendChild(el("p", { "data-part": part[0] }, [el("strong", { text: part[1] + " — " }), lines.join("; ")]));
+        if (items.length) {
+          box.appendChild(el("section", { "data-part": part[0] }, [el("h3", { text: part[1] }), el("ul", { class: "plain-list changes" }, items)]));
+        }
       });
       dialog.showModal();
       document.getElementById("publish-confirm").focus();
@@ -1058,31 +1208,31 @@
     });
   });
 
+  // The file goes to the server as it is: its loader says what is wrong (not JSON, at
+  // which line; a wrong shape, at which path) in the admin's language, and a refused
+  // file changes nothing, here or there.
   document.getElementById("import-file").addEventListener("change", function (event) {
     var file = event.target.files[0];
     event.target.value = "";
-    if (!file) return;
-    file.text().then(function (text) {
-      var parsed;
-      try { parsed = JSON.parse(text); } catch (e) {
-        alarm(fmt(T.refused, { message: e.message }), false);
+    if (!file || viewing) return;
+    clearTimeout(saveTimer);
+    api("PUT", "/draft/import?revision=" + doc.revision, file).then(function (answer) {
+      if (!answer.ok) {
+        alarm(fmt(T.import_refused, { name: file.name, message: errorMessage(answer) }), answer.status === 409);
+        if (dirty) saveTimer = setTimeout(save, SAVE_DELAY); // the edits before it still go
         return;
       }
-      api("PUT", "/draft", { revision: doc.revision, graph: parsed }).then(function (answer) {
-        if (!answer.ok) {
-          alarm(fmt(T.refused, { message: errorMessage(answer) }), answer.status === 409);
-          return;
-        }
-        doc = answer.data;
-        graph = doc.graph;
-        selected = null;
-        alarm("");
-        say(fmt(T.imported, { revision: doc.revision }));
-        draw();
-        fit();
-        drawProperties();
-        refreshPublish();
-      });
+      doc = answer.data;
+      graph = doc.graph;
+      dirty = false;
+      refusal = null;
+      selected = null;
+      alarm("");
+      say(fmt(T.imported, { revision: doc.revision }));
+      draw();
+      fit();
+      drawProperties();
+      refreshPublish();
     });
   });
 
@@ -1090,13 +1240,15 @@
     api("GET", "/versions").then(function (answer) {
       var list = document.getElementById("versions");
       list.replaceChildren();
-      (answer.data || []).forEach(function (v) {
+      (answer.ok ? answer.data : []).forEach(function (v) {
         list.appendChild(el("li", { "data-version": v.version }, [
           el("strong", { text: "v" + v.version + " " }),
           el("span", { class: "muted", text: fmt(T.published_by, { when: new Date(v.published_at).toLocaleString(), who: v.published_by || "—" }) + " " }),
           el("button", { type: "button", class: "link-button", text: T.view, onclick: function () { showVersion(v.version); } }),
           " ",
           el("button", { type: "button", class: "link-button", text: T.start_from, onclick: function () { startFrom(v.version); } }),
+          " ",
+          el("a", { href: setup.export + "?version=" + v.version, download: "", "data-testid": "export-version", text: fmt(T.export_version, { version: v.version }) }),
         ]));
       });
     });
@@ -1104,7 +1256,7 @@
 
   function showVersion(version) {
     api("GET", "/versions/" + version).then(function (answer) {
-      if (!answer.ok) return;
+      if (!answer.ok) { alarm(fmt(T.failed, { message: errorMessage(answer) })); return; }
       viewing = version;
       graph = answer.data.graph;
       selected = null;
@@ -1202,7 +1354,7 @@
   };
   window.flowEditor.ready = Promise.all([
     api("GET", "/pickers").then(function (answer) {
-      pickers = answer.data || {};
+      pickers = answer.ok ? answer.data : {};
       var select = document.getElementById("route-member");
       (pickers.members || []).forEach(function (m) {
         select.appendChild(el("option", { value: m.id, text: m.label }));

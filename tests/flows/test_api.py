@@ -124,7 +124,7 @@ def test_publishing_is_refused_while_errors_stand_then_appends_the_next_version(
     fixed["states"][1]["labels"]["en"] = "Waiting for the manager"
     assert _save(client, token, 1, fixed).status_code == 200
     changes = _get(client, f"{FLOW}/changes").get_json()
-    assert changes["states"]["changed"] == [graph["states"][1]["key"]]
+    assert [c["key"] for c in changes["states"]["changed"]] == [graph["states"][1]["key"]]
     assert changes["transitions"] == {"added": [], "removed": [], "changed": []}
 
     published = _json(client, "POST", f"{FLOW}/draft/publish", token, {"revision": 2})
@@ -215,3 +215,99 @@ def test_the_editor_previews_who_would_approve_under_the_saved_draft(client, log
     assert (other.status_code, other.get_json()["error"]["code"]) == (422, "unknown_requester")
     bad = _json(client, "POST", f"{FLOW}/route", token, {"member_id": chart.rita, "amount": "lots"})
     assert (bad.status_code, bad.get_json()["error"]["code"]) == (422, "amount_invalid")
+
+
+def test_the_publish_summary_words_each_change_in_the_readers_language(
+    client,
+    login,
+    acme,
+    chart,  # noqa: F811
+):
+    token = login(acme.admin)
+    graph = _get(client, f"{FLOW}/draft").get_json()["graph"]
+    edited = copy.deepcopy(graph)
+    before = edited["grants"][0]
+    edited["grants"][0] = {
+        **before,
+        "grantee": {"kind": "position", "position": chart.head},
+        "min_amount": "10000.00",
+        "currency": "MYR",
+        "on_vacancy": "refuse",
+    }
+    dropped = edited["transitions"].pop()
+    assert _save(client, token, 0, edited).status_code == 200
+
+    changes = _get(client, f"{FLOW}/changes").get_json()
+
+    key = before["state"]
+    where = next(s["labels"]["en"] for s in graph["states"] if s["key"] == key)
+    assert changes["grants"] == {
+        "added": [
+            {
+                "state": key,
+                "text": f"{where} ({key}): HEAD — Head of sales, from MYR10,000.00, "
+                "refused when the seat is empty",
+            }
+        ],
+        "removed": [{"state": key, "text": f"{where} ({key}): the requester's superior"}],
+    }
+    (gone,) = changes["transitions"]["removed"]
+    assert gone["key"] == f"{dropped['from']}.{dropped['key']}"
+    assert gone["text"].startswith(f"{dropped['labels']['en']}: ")
+    assert changes["states"] == {"added": [], "removed": [], "changed": []}
+
+    # The same summary for a reader of Chinese: the org chart's names stay as written.
+    client.post("/locale", data={"locale": "zh", "csrf_token": token})
+    chinese = _get(client, f"{FLOW}/changes").get_json()["grants"]
+    assert "申请人的上级" in chinese["removed"][0]["text"]
+    assert "HEAD — Head of sales" in chinese["added"][0]["text"]
+
+
+def _import(client, token: str, revision: object, body: bytes):  # type: ignore[no-untyped-def]
+    return client.put(
+        f"{FLOW}/draft/import?revision={revision}",
+        data=body,
+        headers={"X-CSRFToken": token, "Accept": "application/json"},
+        content_type="application/json",
+    )
+
+
+def test_a_file_imported_into_the_draft_is_read_like_an_upload_and_a_bad_one_changes_nothing(
+    client, login, acme
+):
+    token = login(acme.admin)
+    exported = client.get("/o/acme-test/flows/leave_request/export.json").get_data()
+    graph = json.loads(exported)
+    graph["labels"]["en"] = "Leave, imported"
+
+    imported = _import(client, token, 0, json.dumps(graph).encode())
+
+    assert imported.status_code == 200
+    assert imported.get_json()["revision"] == 1
+    assert imported.get_json()["graph"]["labels"]["en"] == "Leave, imported"
+
+    not_json = _import(client, token, 1, b'{"format": 1,\n  "kind": ')
+    assert not_json.status_code == 422
+    error = not_json.get_json()["error"]
+    assert error["code"] == "graph_not_json"
+    assert error["message"] == "The file is not valid JSON (line 2, column 11)."
+
+    wrong_shape = copy.deepcopy(graph)
+    wrong_shape["states"][0]["role"] = 5
+    shaped = _import(client, token, 1, json.dumps(wrong_shape).encode())
+    assert (shaped.status_code, shaped.get_json()["error"]["details"]["path"]) == (
+        422,
+        "states[0].role",
+    )
+    other_kind = {**graph, "kind": "expense_claim"}
+    kinds = _import(client, token, 1, json.dumps(other_kind).encode())
+    assert (kinds.status_code, kinds.get_json()["error"]["code"]) == (422, "graph_kind_mismatch")
+    no_revision = _import(client, token, "one", exported)
+    assert (no_revision.status_code, no_revision.get_json()["error"]["code"]) == (
+        422,
+        "bad_request",
+    )
+    assert _import(client, token, 0, exported).status_code == 409  # someone saved revision 1
+
+    kept = _get(client, f"{FLOW}/draft").get_json()
+    assert (kept["revision"], kept["graph"]["labels"]["en"]) == (1, "Leave, imported")
