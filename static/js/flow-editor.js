@@ -100,7 +100,9 @@
 
   function say(text) { statusLine.textContent = text; }
 
-  function alarm(text, offerReload) {
+  // `info`: a notice (a version on show), not a problem.
+  function alarm(text, offerReload, info) {
+    alertText.parentNode.className = info ? "flash" : "flash flash-error";
     alertText.textContent = text;
     reloadButton.hidden = !offerReload;
     alertBox.hidden = !text;
@@ -109,12 +111,17 @@
   function refreshPublish() {
     var reason;
     if (viewing) reason = fmt(T.viewing, { version: viewing });
-    else if (!doc || !doc.saved) reason = T.publish_unsaved;
     else if (dirty || saving) reason = T.saving;
+    else if (!doc || !doc.saved) reason = T.publish_unsaved;
     else if (doc.errors) reason = fmt(T.publish_blocked, { num: doc.errors });
     else reason = T.publish_ready;
     publishButton.disabled = Boolean(viewing || !doc || !doc.saved || dirty || saving || doc.errors || conflict);
     publishReason.textContent = reason;
+    // A version on show is read-only: nothing on the toolbar may change the draft.
+    ["add-state", "auto-layout", "discard", "import-file"].forEach(function (id) {
+      document.getElementById(id).disabled = Boolean(viewing);
+    });
+    document.querySelector('label[for="import-file"]').setAttribute("aria-disabled", viewing ? "true" : "false");
   }
 
   // --- the canvas ---------------------------------------------------------------
@@ -791,7 +798,12 @@
     panel.querySelectorAll("[data-row][data-violation]").forEach(function (node) { node.removeAttribute("data-violation"); });
     if (viewing) return;
     var problems = (doc ? doc.violations : []).slice();
-    if (refusal) problems.push(refusal);
+    if (refusal) {
+      // The saved draft's violations at the refused path are about a value no longer on
+      // the page: the refusal speaks for it.
+      problems = problems.filter(function (v) { return (v.path || "").indexOf(refusal.path) !== 0; });
+      problems.push(refusal);
+    }
     problems.forEach(function (v, n) {
       var place = placeFor(v.path || "");
       if (!place) return;
@@ -1261,7 +1273,7 @@
       graph = answer.data.graph;
       selected = null;
       say(fmt(T.viewing, { version: version }));
-      alarm(fmt(T.viewing, { version: version }), false);
+      alarm(fmt(T.viewing, { version: version }), false, true);
       reloadButton.hidden = false;
       reloadButton.textContent = T.back;
       draw();

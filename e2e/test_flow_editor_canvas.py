@@ -1,0 +1,210 @@
+"""The flow editor's canvas and panel in Chromium, on the demo's purchase request flow:
+a state renamed where it is drawn (double click; F2 from the outline, Escape keeping the
+old name), an arrow dropped on empty canvas making nothing, zoom, pan, fit and
+auto-layout, arrow keys moving a state; problems written beside the input they are
+about (a key with a space, a negative floor on its grant row, a floor that is not a
+number, a guard that does not parse); and the save round trip measured over a run of
+edits, its median and p95 printed.
+
+Leaves no draft behind.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+from playwright.sync_api import Page, expect
+
+from e2e.conftest import axe_violations, screenshot
+from e2e.test_flow_editor import _draft_json, _open_editor, _outline_item, _saved, _state
+from e2e.test_sign_in import sign_in
+
+KIND = "purchase_request"
+
+
+def _box(page: Page, key: str) -> dict:
+    box = _state(page, key).locator("rect").first.bounding_box()
+    assert box
+    return box
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
+
+
+def test_states_are_renamed_on_the_canvas_and_the_view_zooms_pans_and_lays_out(page: Page):
+    sign_in(page, "grace@acme.example")
+    console = _open_editor(page, KIND)
+    page.evaluate("document.getElementById('paper').scrollIntoView({block: 'center'})")
+    outline = page.get_by_test_id("outline")
+
+    # Double click: the label is edited where it is drawn; Enter keeps it.
+    _state(page, "submitted").dblclick()
+    rename = page.get_by_test_id("inline-rename")
+    expect(rename).to_be_focused()
+    expect(rename).to_have_value("Submitted")
+    rename.fill("Budget check")
+    rename.press("Enter")
+    expect(rename).to_have_count(0)
+    expect(_state(page, "submitted")).to_contain_text("Budget check")
+    expect(outline.get_by_role("button", name="Budget check (submitted)")).to_be_focused()
+    _saved(page, lambda g: g["states"][1]["labels"]["en"] == "Budget check")
+
+    # F2 from the outline opens the same input; Escape leaves the name as it was.
+    _outline_item(page, "Approved (approved)").press("F2")
+    expect(rename).to_be_focused()
+    rename.fill("Something else")
+    rename.press("Escape")
+    expect(_state(page, "approved")).to_contain_text("Approved")
+    expect(_outline_item(page, "Approved (approved)")).to_be_focused()
+
+    # An arrow's label is renamed on its middle the same way.
+    page.locator('#paper [data-from="submitted"][data-to="cancelled"] text').first.dblclick()
+    expect(rename).to_have_value("Withdraw")
+    rename.fill("Take back")
+    rename.press("Enter")
+    expect(outline.get_by_role("button", name="Take back → Withdrawn")).to_be_focused()
+
+    # An arrow dragged onto empty canvas is no transition.
+    arrows = page.locator("#paper [data-from]")
+    before = arrows.count()
+    handle = _state(page, "submitted").locator("circle[magnet]").first.bounding_box()
+    paper = page.get_by_test_id("canvas").bounding_box()
+    assert handle and paper
+    page.mouse.move(handle["x"] + 5, handle["y"] + 5)
+    page.mouse.down()
+    page.mouse.move(paper["x"] + paper["width"] - 15, paper["y"] + paper["height"] - 15, steps=10)
+    page.mouse.up()
+    expect(arrows).to_have_count(before)
+
+    # Zoom in, then fit everything back into view.
+    width = _box(page, "draft")["width"]
+    page.get_by_role("button", name="Zoom in").click()
+    assert _box(page, "draft")["width"] > width * 1.1
+    page.get_by_role("button", name="Fit to screen").click()
+    paper = page.get_by_test_id("canvas").bounding_box()  # the click may have scrolled
+    assert paper
+    for key in ("draft", "submitted", "approved", "rejected"):
+        box = _box(page, key)
+        assert paper["x"] <= box["x"] and box["x"] + box["width"] <= paper["x"] + paper["width"]
+
+    # Pan: drag the empty canvas, everything moves with it.
+    start = _box(page, "draft")
+    page.mouse.move(paper["x"] + 8, paper["y"] + 8)
+    page.mouse.down()
+    page.mouse.move(paper["x"] + 88, paper["y"] + 48, steps=5)
+    page.mouse.up()
+    moved = _box(page, "draft")
+    assert (round(moved["x"] - start["x"]), round(moved["y"] - start["y"])) == (80, 40)
+
+    # Auto-layout: no two states on top of each other, and the positions are saved.
+    page.get_by_role("button", name="Auto-layout").click()
+    keys = [s["key"] for s in _draft_json(page)["states"]]
+    boxes = [_box(page, key) for key in keys]
+    assert not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    expect(page.get_by_test_id("save-status")).to_have_text("Saved as draft revision 3.")
+    laid_out = _draft_json(page)
+
+    # Arrow keys move the focused state, ten units a press.
+    item = _outline_item(page, "Budget check (submitted)")
+    item.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    x = next(s["x"] for s in laid_out["states"] if s["key"] == "submitted")
+    expect(page.get_by_test_id("save-status")).to_have_text("Saved as draft revision 4.")
+    assert next(s["x"] for s in _draft_json(page)["states"] if s["key"] == "submitted") == x + 20
+    screenshot(page, "flow-editor-laid-out")
+    _discard(page)
+    assert console == []
+
+
+def test_problems_stand_beside_the_input_they_are_about(page: Page):
+    sign_in(page, "grace@acme.example")
+    console = _open_editor(page, KIND)
+    panel, problems = page.get_by_test_id("properties"), page.get_by_test_id("problems")
+
+    # A key with a space: refused as a key, said beside the key.
+    _outline_item(page, "Submitted (submitted)").click()
+    key = panel.get_by_label("Key")
+    key.fill("budget check")
+    key.press("Tab")
+    note = panel.locator('[data-testid="inline-problem"][data-code="state_key_invalid"]')
+    expect(note).to_contain_text("budget check")
+    expect(panel.get_by_label("Key")).to_have_attribute("aria-invalid", "true")
+    key = panel.get_by_label("Key")
+    key.fill("budget_check")
+    key.press("Tab")
+    expect(note).to_have_count(0)
+    expect(panel.get_by_label("Key")).not_to_have_attribute("aria-invalid", "true")
+
+    # A negative floor: its grant row is outlined, the message beside the floor.
+    _outline_item(page, "Approved (approved)").click()
+    row = panel.locator("[data-grant]").first
+    floor = row.locator('[data-prop="floor"]')
+    floor.fill("-5")
+    expect(row).to_have_attribute("data-violation", "error")
+    expect(row.locator('[data-code="floor_negative"]')).to_be_visible()
+    expect(floor).to_have_attribute("aria-invalid", "true")
+    floor.scroll_into_view_if_needed()
+    screenshot(page, "flow-editor-grant-problem")
+    assert axe_violations(page) == []
+
+    # The problem list leads to the input: another state open, then back by the link.
+    _outline_item(page, "Draft (draft)").click()
+    problems.locator('[data-code="floor_negative"]').click()
+    expect(panel.locator("[data-grant]").first.locator('[data-prop="floor"]')).to_be_focused()
+
+    # Not a number at all: nothing is saved, and the refusal stands beside the floor.
+    floor = panel.locator("[data-grant]").first.locator('[data-prop="floor"]')
+    floor.fill("a lot")
+    expect(page.get_by_test_id("editor-alert")).to_contain_text("grants[0].min_amount")
+    beside = floor.locator(
+        "xpath=ancestor::div[contains(@class, 'field')][1]/following-sibling::p[1]"
+    )
+    expect(beside).to_contain_text("grants[0].min_amount")
+    expect(floor).to_have_attribute("aria-invalid", "true")
+    floor.fill("0.00")
+    expect(page.get_by_test_id("editor-alert")).to_be_hidden()
+    expect(panel.locator('[data-testid="inline-problem"]')).to_have_count(0)
+    expect(panel.locator("[data-grant]").first).not_to_have_attribute("data-violation", "error")
+
+    # A guard that does not parse: the syntax error beside the guard.
+    page.get_by_test_id("outline").get_by_role("button", name=re.compile(r"^Submit → ")).click()
+    guard = panel.locator('[data-prop="guard"]')
+    guard.fill("document.amount >")
+    expect(panel.locator('[data-testid="inline-problem"]').first).to_contain_text("column")
+    expect(guard).to_have_attribute("aria-invalid", "true")
+    _discard(page)
+    assert console == []
+
+
+def test_the_save_round_trip_over_a_run_of_edits(page: Page):
+    """Thirty label edits on the demo flow, each waited for: the figures the editor's
+    live validation rests on (what the admin waits between a change and its verdict)."""
+    sign_in(page, "grace@acme.example")
+    _open_editor(page, KIND)
+    _outline_item(page, "Approved (approved)").click()
+    label = page.get_by_test_id("properties").get_by_label("Label (en)")
+    status = page.get_by_test_id("save-status")
+    for n in range(1, 31):
+        label.fill(f"Approved, take {n}")
+        expect(status).to_have_text(f"Saved as draft revision {n}.")
+    samples = sorted(page.evaluate("() => window.flowEditor.roundTrips"))
+    p95 = samples[max(0, round(0.95 * len(samples)) - 1)]
+    print(
+        f"editor save round trip over {len(samples)} saves: median"
+        f" {statistics.median(samples):.1f} ms, p95 {p95:.1f} ms, slowest {samples[-1]:.1f} ms"
+    )
+    _discard(page)
+
+
+def _discard(page: Page) -> None:
+    page.once("dialog", lambda d: d.accept())
+    page.get_by_role("button", name="Discard draft").click()
+    expect(page.get_by_test_id("save-status")).to_have_text("The draft was discarded.")
