@@ -208,3 +208,65 @@ def _discard(page: Page) -> None:
     page.once("dialog", lambda d: d.accept())
     page.get_by_role("button", name="Discard draft").click()
     expect(page.get_by_test_id("save-status")).to_have_text("The draft was discarded.")
+
+
+def _put_draft(page: Page, graph: dict) -> None:
+    status = page.evaluate(
+        """async (graph) => {
+            const token = document.querySelector('meta[name="csrf-token"]').content;
+            const answer = await fetch(location.pathname.replace(/editor$/, 'api/draft'), {
+                method: 'PUT', credentials: 'same-origin',
+                headers: {'Content-Type': 'application/json', 'Accept': 'application/json', 'X-CSRFToken': token},
+                body: JSON.stringify({revision: 0, graph: graph}),
+            });
+            return answer.status;
+        }""",
+        graph,
+    )
+    assert status == 200
+    page.reload()
+    page.evaluate("() => window.flowEditor.ready")
+
+
+def test_parallel_arrows_and_a_self_loop_stay_readable(page: Page):
+    sign_in(page, "grace@acme.example")
+    _open_editor(page, KIND)
+    arrow = {"gate": "target"}
+    _put_draft(
+        page,
+        {
+            "format": 1,
+            "kind": KIND,
+            "labels": {"en": "Loops"},
+            "states": [
+                {"key": "draft", "labels": {"en": "Draft"}, "role": "draft", "x": 40, "y": 200},
+                {"key": "check", "labels": {"en": "Check"}, "role": "pending", "x": 420, "y": 200},
+            ],
+            "transitions": [
+                {**arrow, "key": "send", "from": "draft", "to": "check", "labels": {"en": "Send"}},
+                {**arrow, "key": "rush", "from": "draft", "to": "check", "labels": {"en": "Rush"}},
+                {**arrow, "key": "back", "from": "check", "to": "draft", "labels": {"en": "Back"}},
+                {
+                    **arrow,
+                    "key": "again",
+                    "from": "check",
+                    "to": "check",
+                    "labels": {"en": "Again"},
+                },
+            ],
+        },
+    )
+    labels = {}
+    for key in ("Send", "Rush", "Back", "Again"):
+        box = page.locator("#paper [data-from] text").filter(has_text=key).bounding_box()
+        assert box, key
+        labels[key] = box
+    # Three arrows between one pair: three separate labels, none over another.
+    boxes = list(labels.values())
+    assert not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    # The loop leaves the state and comes back to it: drawn above it, not through it.
+    loop = page.locator('#paper [data-from="check"][data-to="check"] path').first.bounding_box()
+    state = _box(page, "check")
+    assert loop and loop["y"] < state["y"] - 20
+    screenshot(page, "flow-editor-parallel-and-loop")
+    _discard(page)
