@@ -15,52 +15,23 @@ import uuid
 from playwright.sync_api import Page, expect
 
 from e2e.conftest import axe_violations, screenshot
+from e2e.flow_editor import (
+    canvas_state,
+    connect,
+    discard_draft,
+    graph_at_the_caps,
+    open_editor,
+    outline_item,
+    put_draft,
+    saved_when,
+)
 from e2e.test_sign_in import sign_in
-
-
-def _open_editor(page: Page, kind: str = "purchase_request") -> list[str]:
-    """Open the editor on ``kind`` and wait for its draft; returns the list the console
-    errors seen on the page will be collected in."""
-    problems: list[str] = []
-    # A refused save (4xx) is an answer the editor shows, not a page error.
-    page.on(
-        "console",
-        lambda m: (
-            problems.append(m.text)
-            if m.type == "error" and not m.text.startswith("Failed to load resource")
-            else None
-        ),
-    )
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.goto(f"/o/acme/flows/{kind}/editor")
-    page.evaluate("() => window.flowEditor.ready")
-    # A test that failed half-way may have left a draft: every test starts from none.
-    leftover = page.evaluate(
-        """async () => {
-            const api = location.pathname.replace(/editor$/, 'api/draft');
-            const draft = await (await fetch(api, {headers: {Accept: 'application/json'}})).json();
-            if (!draft.saved) return false;
-            const token = document.querySelector('meta[name="csrf-token"]').content;
-            await fetch(api + '/discard', {method: 'POST', body: JSON.stringify({revision: draft.revision}),
-                headers: {'Content-Type': 'application/json', Accept: 'application/json', 'X-CSRFToken': token}});
-            return true;
-        }"""
-    )
-    if leftover:
-        page.reload()
-        page.evaluate("() => window.flowEditor.ready")
-    expect(page.get_by_test_id("save-status")).not_to_have_text(re.compile("Loading"))
-    return problems
-
-
-def _state(page: Page, key: str):  # type: ignore[no-untyped-def]
-    return page.locator(f'#paper [data-key="{key}"][data-role]')
 
 
 def test_an_admin_adds_a_state_sees_it_unreachable_and_connects_it(page: Page):
     sign_in(page, "grace@acme.example")
-    console = _open_editor(page)
-    expect(_state(page, "draft")).to_be_visible()
+    console = open_editor(page)
+    expect(canvas_state(page, "draft")).to_be_visible()
     expect(
         page.get_by_test_id("outline").get_by_role("button", name=re.compile(r"\(draft\)"))
     ).to_be_visible()
@@ -68,7 +39,7 @@ def test_an_admin_adds_a_state_sees_it_unreachable_and_connects_it(page: Page):
 
     page.get_by_test_id("add-state").click()
     expect(page.get_by_test_id("save-status")).to_have_text("Saved as draft revision 1.")
-    added = _state(page, "step")
+    added = canvas_state(page, "step")
     problems = page.get_by_test_id("problems")
     expect(added).to_have_attribute("data-violation", "error")
     expect(problems.locator('[data-code="state_unreachable"]')).to_contain_text("step")
@@ -76,7 +47,7 @@ def test_an_admin_adds_a_state_sees_it_unreachable_and_connects_it(page: Page):
     screenshot(page, "flow-editor-violation")
 
     # Drag from the draft state's handle onto the new state: a transition.
-    handle = _state(page, "draft").locator('[port-group="out"] circle, circle[magnet]').first
+    handle = canvas_state(page, "draft").locator('[port-group="out"] circle, circle[magnet]').first
     box, target = handle.bounding_box(), added.bounding_box()
     assert box and target
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
@@ -106,10 +77,8 @@ def test_an_admin_adds_a_state_sees_it_unreachable_and_connects_it(page: Page):
         f" slowest {round_trips[-1]:.1f} ms over {len(round_trips)} saves"
     )
 
-    page.once("dialog", lambda d: d.accept())
-    page.get_by_role("button", name="Discard draft").click()
-    expect(page.get_by_test_id("save-status")).to_have_text("The draft was discarded.")
-    expect(_state(page, "step")).to_have_count(0)
+    discard_draft(page)
+    expect(canvas_state(page, "step")).to_have_count(0)
     assert console == []
 
 
@@ -119,7 +88,7 @@ def test_two_admins_on_one_draft_the_second_save_is_a_conflict(page: Page, brows
         second = other.new_page()
         for each in (page, second):
             sign_in(each, "grace@acme.example")
-            _open_editor(each, "expense_claim")
+            open_editor(each, "expense_claim")
 
         page.get_by_test_id("add-state").click()
         expect(page.get_by_test_id("save-status")).to_have_text("Saved as draft revision 1.")
@@ -133,17 +102,17 @@ def test_two_admins_on_one_draft_the_second_save_is_a_conflict(page: Page, brows
         second.get_by_role("button", name="Reload the draft").click()
         expect(alert).to_be_hidden()
         expect(second.get_by_test_id("save-status")).to_have_text("Saved as draft revision 1.")
-        expect(_state(second, "step")).to_have_count(1)  # the colleague's state, not a second one
+        expect(canvas_state(second, "step")).to_have_count(
+            1
+        )  # the colleague's state, not a second one
     finally:
         other.close()
-    page.once("dialog", lambda d: d.accept())
-    page.get_by_role("button", name="Discard draft").click()
-    expect(page.get_by_test_id("save-status")).to_have_text("The draft was discarded.")
+    discard_draft(page)
 
 
 def test_a_label_that_looks_like_markup_stays_text(page: Page):
     sign_in(page, "grace@acme.example")
-    console = _open_editor(page, "leave_request")
+    console = open_editor(page, "leave_request")
     outline = page.get_by_test_id("outline")
     outline.get_by_role("button", name=re.compile(r"\(draft\)")).press("Enter")
     trap = '<img src=x onerror="window.__xss = 1">'
@@ -155,63 +124,20 @@ def test_a_label_that_looks_like_markup_stays_text(page: Page):
     )
 
     expect(outline.get_by_role("button", name=re.compile(re.escape(trap)))).to_be_visible()
-    expect(_state(page, "draft")).to_contain_text("<img")
+    expect(canvas_state(page, "draft")).to_contain_text("<img")
     assert page.evaluate("() => document.querySelectorAll('#flow-editor img').length") == 0
     page.reload()
     page.evaluate("() => window.flowEditor.ready")
-    expect(_state(page, "draft")).to_contain_text("<img")
+    expect(canvas_state(page, "draft")).to_contain_text("<img")
     assert page.evaluate("() => window.__xss") is None
-    page.once("dialog", lambda d: d.accept())
-    page.get_by_role("button", name="Discard draft").click()
-    expect(page.get_by_test_id("save-status")).to_have_text("The draft was discarded.")
+    discard_draft(page)
     assert console == []
-
-
-def _big_graph() -> dict:
-    """A graph at the size caps: 64 states, 256 transitions (four exits each)."""
-    states = [{"key": "s0", "labels": {"en": "Start"}, "role": "draft", "x": 0, "y": 0}]
-    states += [
-        {"key": f"s{i}", "labels": {"en": f"Step {i}"}, "role": "pending", "x": 0, "y": 0}
-        for i in range(1, 64)
-    ]
-    transitions = [
-        {
-            "key": f"t{k}",
-            "from": f"s{i}",
-            "to": f"s{(i + k) % 64}",
-            "gate": "target",
-            "labels": {"en": f"t{k}"},
-        }
-        for i in range(64)
-        for k in range(1, 5)
-    ]
-    return {
-        "format": 1,
-        "kind": "purchase_request",
-        "labels": {"en": "Big"},
-        "states": states,
-        "transitions": transitions,
-    }
 
 
 def test_a_graph_at_the_size_caps_loads_and_lays_out_quickly(page: Page):
     sign_in(page, "grace@acme.example")
-    _open_editor(page)
-    saved = page.evaluate(
-        """async (graph) => {
-            const token = document.querySelector('meta[name="csrf-token"]').content;
-            const answer = await fetch(location.pathname.replace(/editor$/, 'api/draft'), {
-                method: 'PUT', credentials: 'same-origin',
-                headers: {'Content-Type': 'application/json', 'Accept': 'application/json', 'X-CSRFToken': token},
-                body: JSON.stringify({revision: 0, graph: graph}),
-            });
-            return answer.status;
-        }""",
-        _big_graph(),
-    )
-    assert saved == 200
-    page.reload()
-    page.evaluate("() => window.flowEditor.ready")
+    open_editor(page)
+    put_draft(page, graph_at_the_caps())
     load_ms = page.evaluate("() => window.flowEditor.loadMs")
     started = page.evaluate("() => performance.now()")
     page.get_by_role("button", name="Auto-layout").click()
@@ -223,26 +149,7 @@ def test_a_graph_at_the_size_caps_loads_and_lays_out_quickly(page: Page):
     assert page.locator("#paper [data-role]").count() == 64
     assert page.locator("#paper [data-from]").count() == 256
     screenshot(page, "flow-editor-at-the-caps")
-    page.once("dialog", lambda d: d.accept())
-    page.get_by_role("button", name="Discard draft").click()
-    expect(page.get_by_test_id("save-status")).to_have_text("The draft was discarded.")
-
-
-def _outline_item(page: Page, name: str):  # type: ignore[no-untyped-def]
-    return page.get_by_test_id("outline").get_by_role("button", name=name, exact=True)
-
-
-def _connect(page: Page, source: str, target: str) -> None:
-    """Drag from ``source``'s handle onto ``target``: a new transition."""
-    page.evaluate("document.getElementById('paper').scrollIntoView({block: 'center'})")
-    handle = _state(page, source).locator("circle[magnet]").first
-    start, end = handle.bounding_box(), _state(page, target).bounding_box()
-    assert start and end
-    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
-    page.mouse.up()
-    expect(page.locator(f'#paper [data-from="{source}"][data-to="{target}"]')).to_have_count(1)
+    discard_draft(page)
 
 
 def _new_leave(page: Page, title: str) -> str:
@@ -273,14 +180,14 @@ def test_an_admin_draws_a_three_state_leave_flow_and_new_leave_runs_on_it(
     old_version = int(before.group(1))
 
     sign_in(page, "grace@acme.example")
-    console = _open_editor(page, "leave_request")
+    console = open_editor(page, "leave_request")
     problems = page.get_by_test_id("problems")
     # Start from nothing but the draft state (it cannot be deleted: every document starts there).
     for key in ("manager_review", "approved", "rejected", "cancelled"):
         item = page.get_by_test_id("outline").get_by_role("button", name=re.compile(rf"\({key}\)$"))
         item.focus()
         page.keyboard.press("Delete")
-        expect(_state(page, key)).to_have_count(0)
+        expect(canvas_state(page, key)).to_have_count(0)
     draft = page.get_by_test_id("outline").get_by_role("button", name=re.compile(r"\(draft\)$"))
     draft.focus()
     page.keyboard.press("Delete")
@@ -297,16 +204,16 @@ def test_an_admin_draws_a_three_state_leave_flow_and_new_leave_runs_on_it(
     page.get_by_label("Ends the flow").check()
     expect(problems.locator('[data-code="state_unreachable"]')).to_have_count(2)
     for key in ("step", "step_2"):
-        expect(_state(page, key)).to_have_attribute("data-violation", "error")
+        expect(canvas_state(page, key)).to_have_attribute("data-violation", "error")
 
     # Submit: the requester's move into the review.
-    _connect(page, "draft", "step")
+    connect(page, "draft", "step")
     page.get_by_label("Key").fill("submit")
     page.get_by_label("Key").press("Tab")
     page.get_by_label("Label (en)").fill("Submit")
     page.get_by_label("Who may take it").select_option(label="The requester")
     # Approve: into the end, decided by whoever holds a grant there: nobody yet.
-    _connect(page, "step", "step_2")
+    connect(page, "step", "step_2")
     page.get_by_label("Key").fill("approve")
     page.get_by_label("Key").press("Tab")
     page.get_by_label("Label (en)").fill("Approve")
@@ -316,7 +223,7 @@ def test_an_admin_draws_a_three_state_leave_flow_and_new_leave_runs_on_it(
     expect(arrow).to_have_attribute("data-violation", "error")
     screenshot(page, "flow-editor-leave-violations")
 
-    _outline_item(page, "Granted (step_2)").click()
+    outline_item(page, "Granted (step_2)").click()
     page.get_by_test_id("add-grant").click()
     expect(problems.locator('[data-code="gate_without_grant"]')).to_have_count(0)
     expect(arrow).not_to_have_attribute("data-violation", "error")
@@ -363,29 +270,9 @@ def test_an_admin_draws_a_three_state_leave_flow_and_new_leave_runs_on_it(
     requester.close()
 
 
-def _draft_json(page: Page) -> dict:
-    return page.evaluate(
-        """async () => {
-            const answer = await fetch(location.pathname.replace(/editor$/, 'api/draft'),
-                {credentials: 'same-origin', headers: {'Accept': 'application/json'}});
-            return (await answer.json()).graph;
-        }"""
-    )
-
-
-def _saved(page: Page, check) -> dict:  # type: ignore[no-untyped-def]
-    """The saved draft once ``check(graph)`` holds (saves land 300 ms after a change)."""
-    for _ in range(50):
-        graph = _draft_json(page)
-        if check(graph):
-            return graph
-        page.wait_for_timeout(100)
-    raise AssertionError("the draft was not saved as expected")
-
-
 def test_fields_and_a_grants_escalation_limit_are_edited_in_the_panel(page: Page):
     sign_in(page, "grace@acme.example")
-    console = _open_editor(page, "purchase_request")
+    console = open_editor(page, "purchase_request")
     panel = page.get_by_test_id("properties")
     # Nothing selected: the flow itself, with the fields its documents carry.
     expect(panel.get_by_role("heading", name="The flow")).to_be_visible()
@@ -394,17 +281,19 @@ def test_fields_and_a_grants_escalation_limit_are_edited_in_the_panel(page: Page
     row.get_by_label("Type").select_option(label="Choice")
     row = page.get_by_test_id("fields").locator("[data-field]").last
     row.get_by_label("Choices (keys, separated by commas)").fill("red, blue")
-    graph = _saved(
+    graph = saved_when(
         page, lambda g: [c["key"] for c in g["fields"][-1].get("choices", [])] == ["red", "blue"]
     )
     added = graph["fields"][-1]
     assert (added["type"], [c["key"] for c in added["choices"]]) == ("choice", ["red", "blue"])
 
     # A grant's escalation limit: a number is saved; anything else is refused by path.
-    _outline_item(page, "Approved (approved)").click()
+    outline_item(page, "Approved (approved)").click()
     limit = panel.locator('[data-prop="max-levels"]').first
     limit.fill("3")
-    graph = _saved(page, lambda g: any(x.get("max_escalation_levels") == 3 for x in g["grants"]))
+    graph = saved_when(
+        page, lambda g: any(x.get("max_escalation_levels") == 3 for x in g["grants"])
+    )
     grants = [g for g in graph["grants"] if g.get("state") == "approved"]
     assert grants[0]["max_escalation_levels"] == 3
     limit.fill("three")
@@ -412,7 +301,5 @@ def test_fields_and_a_grants_escalation_limit_are_edited_in_the_panel(page: Page
     limit.fill("2")
     expect(page.get_by_test_id("editor-alert")).to_be_hidden()
 
-    page.once("dialog", lambda d: d.accept())
-    page.get_by_role("button", name="Discard draft").click()
-    expect(page.get_by_test_id("save-status")).to_have_text("The draft was discarded.")
+    discard_draft(page)
     assert console == []

@@ -17,14 +17,22 @@ import statistics
 from playwright.sync_api import Page, expect
 
 from e2e.conftest import axe_violations, screenshot
-from e2e.test_flow_editor import _draft_json, _open_editor, _outline_item, _saved, _state
+from e2e.flow_editor import (
+    canvas_state,
+    discard_draft,
+    open_editor,
+    outline_item,
+    put_draft,
+    saved_draft,
+    saved_when,
+)
 from e2e.test_sign_in import sign_in
 
 KIND = "purchase_request"
 
 
 def _box(page: Page, key: str) -> dict:
-    box = _state(page, key).locator("rect").first.bounding_box()
+    box = canvas_state(page, key).locator("rect").first.bounding_box()
     assert box
     return box
 
@@ -40,29 +48,29 @@ def _overlap(a: dict, b: dict) -> bool:
 
 def test_states_are_renamed_on_the_canvas_and_the_view_zooms_pans_and_lays_out(page: Page):
     sign_in(page, "grace@acme.example")
-    console = _open_editor(page, KIND)
+    console = open_editor(page, KIND)
     page.evaluate("document.getElementById('paper').scrollIntoView({block: 'center'})")
     outline = page.get_by_test_id("outline")
 
     # Double click: the label is edited where it is drawn; Enter keeps it.
-    _state(page, "submitted").dblclick()
+    canvas_state(page, "submitted").dblclick()
     rename = page.get_by_test_id("inline-rename")
     expect(rename).to_be_focused()
     expect(rename).to_have_value("Submitted")
     rename.fill("Budget check")
     rename.press("Enter")
     expect(rename).to_have_count(0)
-    expect(_state(page, "submitted")).to_contain_text("Budget check")
+    expect(canvas_state(page, "submitted")).to_contain_text("Budget check")
     expect(outline.get_by_role("button", name="Budget check (submitted)")).to_be_focused()
-    _saved(page, lambda g: g["states"][1]["labels"]["en"] == "Budget check")
+    saved_when(page, lambda g: g["states"][1]["labels"]["en"] == "Budget check")
 
     # F2 from the outline opens the same input; Escape leaves the name as it was.
-    _outline_item(page, "Approved (approved)").press("F2")
+    outline_item(page, "Approved (approved)").press("F2")
     expect(rename).to_be_focused()
     rename.fill("Something else")
     rename.press("Escape")
-    expect(_state(page, "approved")).to_contain_text("Approved")
-    expect(_outline_item(page, "Approved (approved)")).to_be_focused()
+    expect(canvas_state(page, "approved")).to_contain_text("Approved")
+    expect(outline_item(page, "Approved (approved)")).to_be_focused()
 
     # An arrow's label is renamed on its middle the same way.
     page.locator('#paper [data-from="submitted"][data-to="cancelled"] text').first.dblclick()
@@ -74,7 +82,7 @@ def test_states_are_renamed_on_the_canvas_and_the_view_zooms_pans_and_lays_out(p
     # An arrow dragged onto empty canvas is no transition.
     arrows = page.locator("#paper [data-from]")
     before = arrows.count()
-    handle = _state(page, "submitted").locator("circle[magnet]").first.bounding_box()
+    handle = canvas_state(page, "submitted").locator("circle[magnet]").first.bounding_box()
     paper = page.get_by_test_id("canvas").bounding_box()
     assert handle and paper
     page.mouse.move(handle["x"] + 5, handle["y"] + 5)
@@ -105,32 +113,32 @@ def test_states_are_renamed_on_the_canvas_and_the_view_zooms_pans_and_lays_out(p
 
     # Auto-layout: no two states on top of each other, and the positions are saved.
     page.get_by_role("button", name="Auto-layout").click()
-    keys = [s["key"] for s in _draft_json(page)["states"]]
+    keys = [s["key"] for s in saved_draft(page)["states"]]
     boxes = [_box(page, key) for key in keys]
     assert not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
     expect(page.get_by_test_id("save-status")).to_have_text("Saved as draft revision 3.")
-    laid_out = _draft_json(page)
+    laid_out = saved_draft(page)
 
     # Arrow keys move the focused state, ten units a press.
-    item = _outline_item(page, "Budget check (submitted)")
+    item = outline_item(page, "Budget check (submitted)")
     item.focus()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     x = next(s["x"] for s in laid_out["states"] if s["key"] == "submitted")
     expect(page.get_by_test_id("save-status")).to_have_text("Saved as draft revision 4.")
-    assert next(s["x"] for s in _draft_json(page)["states"] if s["key"] == "submitted") == x + 20
+    assert next(s["x"] for s in saved_draft(page)["states"] if s["key"] == "submitted") == x + 20
     screenshot(page, "flow-editor-laid-out")
-    _discard(page)
+    discard_draft(page)
     assert console == []
 
 
 def test_problems_stand_beside_the_input_they_are_about(page: Page):
     sign_in(page, "grace@acme.example")
-    console = _open_editor(page, KIND)
+    console = open_editor(page, KIND)
     panel, problems = page.get_by_test_id("properties"), page.get_by_test_id("problems")
 
     # A key with a space: refused as a key, said beside the key.
-    _outline_item(page, "Submitted (submitted)").click()
+    outline_item(page, "Submitted (submitted)").click()
     key = panel.get_by_label("Key")
     key.fill("budget check")
     key.press("Tab")
@@ -144,7 +152,7 @@ def test_problems_stand_beside_the_input_they_are_about(page: Page):
     expect(panel.get_by_label("Key")).not_to_have_attribute("aria-invalid", "true")
 
     # A negative floor: its grant row is outlined, the message beside the floor.
-    _outline_item(page, "Approved (approved)").click()
+    outline_item(page, "Approved (approved)").click()
     row = panel.locator("[data-grant]").first
     floor = row.locator('[data-prop="floor"]')
     floor.fill("-5")
@@ -156,7 +164,7 @@ def test_problems_stand_beside_the_input_they_are_about(page: Page):
     assert axe_violations(page) == []
 
     # The problem list leads to the input: another state open, then back by the link.
-    _outline_item(page, "Draft (draft)").click()
+    outline_item(page, "Draft (draft)").click()
     problems.locator('[data-code="floor_negative"]').click()
     expect(panel.locator("[data-grant]").first.locator('[data-prop="floor"]')).to_be_focused()
 
@@ -180,7 +188,7 @@ def test_problems_stand_beside_the_input_they_are_about(page: Page):
     guard.fill("document.amount >")
     expect(panel.locator('[data-testid="inline-problem"]').first).to_contain_text("column")
     expect(guard).to_have_attribute("aria-invalid", "true")
-    _discard(page)
+    discard_draft(page)
     assert console == []
 
 
@@ -188,8 +196,8 @@ def test_the_save_round_trip_over_a_run_of_edits(page: Page):
     """Thirty label edits on the demo flow, each waited for: the figures the editor's
     live validation rests on (what the admin waits between a change and its verdict)."""
     sign_in(page, "grace@acme.example")
-    _open_editor(page, KIND)
-    _outline_item(page, "Approved (approved)").click()
+    open_editor(page, KIND)
+    outline_item(page, "Approved (approved)").click()
     label = page.get_by_test_id("properties").get_by_label("Label (en)")
     status = page.get_by_test_id("save-status")
     for n in range(1, 31):
@@ -201,38 +209,14 @@ def test_the_save_round_trip_over_a_run_of_edits(page: Page):
         f"editor save round trip over {len(samples)} saves: median"
         f" {statistics.median(samples):.1f} ms, p95 {p95:.1f} ms, slowest {samples[-1]:.1f} ms"
     )
-    _discard(page)
-
-
-def _discard(page: Page) -> None:
-    page.once("dialog", lambda d: d.accept())
-    page.get_by_role("button", name="Discard draft").click()
-    expect(page.get_by_test_id("save-status")).to_have_text("The draft was discarded.")
-
-
-def _put_draft(page: Page, graph: dict) -> None:
-    status = page.evaluate(
-        """async (graph) => {
-            const token = document.querySelector('meta[name="csrf-token"]').content;
-            const answer = await fetch(location.pathname.replace(/editor$/, 'api/draft'), {
-                method: 'PUT', credentials: 'same-origin',
-                headers: {'Content-Type': 'application/json', 'Accept': 'application/json', 'X-CSRFToken': token},
-                body: JSON.stringify({revision: 0, graph: graph}),
-            });
-            return answer.status;
-        }""",
-        graph,
-    )
-    assert status == 200
-    page.reload()
-    page.evaluate("() => window.flowEditor.ready")
+    discard_draft(page)
 
 
 def test_parallel_arrows_and_a_self_loop_stay_readable(page: Page):
     sign_in(page, "grace@acme.example")
-    _open_editor(page, KIND)
+    open_editor(page, KIND)
     arrow = {"gate": "target"}
-    _put_draft(
+    put_draft(
         page,
         {
             "format": 1,
@@ -269,4 +253,4 @@ def test_parallel_arrows_and_a_self_loop_stay_readable(page: Page):
     state = _box(page, "check")
     assert loop and loop["y"] < state["y"] - 20
     screenshot(page, "flow-editor-parallel-and-loop")
-    _discard(page)
+    discard_draft(page)

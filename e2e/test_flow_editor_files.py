@@ -16,7 +16,7 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from e2e.conftest import axe_violations, screenshot
-from e2e.test_flow_editor import _big_graph, _draft_json, _open_editor, _state
+from e2e.flow_editor import canvas_state, discard_draft, graph_at_the_caps, open_editor, saved_draft
 from e2e.test_sign_in import sign_in
 
 KIND = "expense_claim"
@@ -28,15 +28,9 @@ def _upload(page: Page, name: str, body: bytes) -> None:
     )
 
 
-def _discard(page: Page) -> None:
-    page.once("dialog", lambda d: d.accept())
-    page.get_by_role("button", name="Discard draft").click()
-    expect(page.get_by_test_id("save-status")).to_have_text("The draft was discarded.")
-
-
 def test_export_import_versions_and_starting_a_draft_from_one(page: Page):
     sign_in(page, "grace@acme.example")
-    console = _open_editor(page, KIND)
+    console = open_editor(page, KIND)
     status, alert = page.get_by_test_id("save-status"), page.get_by_test_id("editor-alert")
     page.locator("#versions-panel summary").click()
     v1 = page.get_by_test_id("versions").locator('[data-version="1"]')
@@ -57,7 +51,7 @@ def test_export_import_versions_and_starting_a_draft_from_one(page: Page):
     exported["labels"]["en"] = "Expense claim, imported"
     _upload(page, "claim.json", json.dumps(exported).encode())
     expect(status).to_have_text("Imported as draft revision 1.")
-    assert _draft_json(page)["labels"]["en"] == "Expense claim, imported"
+    assert saved_draft(page)["labels"]["en"] == "Expense claim, imported"
 
     # A broken file, a wrong shape: refused with where, and nothing changes.
     _upload(page, "broken.json", b'{"format": 1,\n  "kind": ')
@@ -71,10 +65,10 @@ def test_export_import_versions_and_starting_a_draft_from_one(page: Page):
     expect(alert).to_contain_text("wrong.json was not imported")
     expect(alert).to_contain_text("states[0].role")
     expect(status).to_have_text("Imported as draft revision 1.")
-    assert _draft_json(page)["labels"]["en"] == "Expense claim, imported"
+    assert saved_draft(page)["labels"]["en"] == "Expense claim, imported"
 
     # Over the caps: saved as a draft that says so, and cannot be published.
-    over = {**_big_graph(), "kind": KIND}
+    over = {**graph_at_the_caps(), "kind": KIND}
     over["states"].append({"key": "s64", "labels": {"en": "One too many"}, "role": "pending"})
     _upload(page, "too-big.json", json.dumps(over).encode())
     expect(status).to_have_text("Imported as draft revision 2.")
@@ -86,26 +80,26 @@ def test_export_import_versions_and_starting_a_draft_from_one(page: Page):
     expect(alert).to_contain_text("Version 1, read-only.")
     expect(page.get_by_test_id("add-state")).to_be_disabled()
     expect(page.get_by_test_id("publish")).to_be_disabled()
-    expect(_state(page, "s64")).to_have_count(0)
+    expect(canvas_state(page, "s64")).to_have_count(0)
     page.get_by_test_id("outline").get_by_role("button", name=re.compile(r"\(draft\)$")).click()
     expect(page.get_by_test_id("properties").get_by_label("Label (en)")).not_to_be_editable()
     screenshot(page, "flow-editor-version-view")
     assert axe_violations(page) == []
     page.get_by_role("button", name="Back to the draft").click()
-    expect(_state(page, "s64")).to_have_count(1)
+    expect(canvas_state(page, "s64")).to_have_count(1)
 
     # Start again from version 1: the draft is version 1's graph, as a new revision.
     v1.get_by_role("button", name="Start a draft from this version").click()
     expect(status).to_have_text("Saved as draft revision 3.")
-    expect(_state(page, "s64")).to_have_count(0)
-    assert _draft_json(page)["labels"]["en"] == first_label
-    _discard(page)
+    expect(canvas_state(page, "s64")).to_have_count(0)
+    assert saved_draft(page)["labels"]["en"] == first_label
+    discard_draft(page)
     assert console == []
 
 
 def test_a_save_that_cannot_reach_the_server_is_kept_and_retried(page: Page):
     sign_in(page, "grace@acme.example")
-    console = _open_editor(page, KIND)
+    console = open_editor(page, KIND)
 
     def no_server(route):  # type: ignore[no-untyped-def]
         if route.request.method == "PUT":
@@ -117,7 +111,7 @@ def test_a_save_that_cannot_reach_the_server_is_kept_and_retried(page: Page):
     page.get_by_test_id("add-state").click()
     alert = page.get_by_test_id("editor-alert")
     expect(alert).to_contain_text("Not saved — retrying. Your changes are kept on this page.")
-    expect(_state(page, "step")).to_have_count(1)
+    expect(canvas_state(page, "step")).to_have_count(1)
     expect(page.get_by_role("button", name="Reload the draft")).to_be_hidden()
     expect(page.get_by_test_id("publish")).to_be_disabled()
     screenshot(page, "flow-editor-retrying")
@@ -127,6 +121,6 @@ def test_a_save_that_cannot_reach_the_server_is_kept_and_retried(page: Page):
         "Saved as draft revision 1.", timeout=20_000
     )
     expect(alert).to_be_hidden()
-    assert "step" in [s["key"] for s in _draft_json(page)["states"]]
-    _discard(page)
+    assert "step" in [s["key"] for s in saved_draft(page)["states"]]
+    discard_draft(page)
     assert console == []
