@@ -254,3 +254,45 @@ def test_parallel_arrows_and_a_self_loop_stay_readable(page: Page):
     assert loop and loop["y"] < state["y"] - 20
     screenshot(page, "flow-editor-parallel-and-loop")
     discard_draft(page)
+
+
+def test_undo_and_redo_step_through_saved_edits(page: Page):
+    sign_in(page, "grace@acme.example")
+    console = open_editor(page, KIND)
+    status = page.get_by_test_id("save-status")
+    undo, redo = (page.get_by_role("button", name=name) for name in ("Undo", "Redo"))
+    expect(undo).to_be_disabled()
+
+    page.get_by_test_id("add-state").click()
+    expect(status).to_have_text("Saved as draft revision 1.")
+    label = page.get_by_test_id("properties").get_by_label("Label (en)")
+    label.fill("Budget check")
+    expect(status).to_have_text("Saved as draft revision 2.")
+    expect(canvas_state(page, "step")).to_contain_text("Budget check")
+
+    # Ctrl+Z outside a text field: one saved step back, and that is saved too.
+    page.get_by_test_id("outline").get_by_role("button", name="Budget check (step)").focus()
+    page.keyboard.press("Control+z")
+    expect(canvas_state(page, "step")).to_contain_text("New state")
+    expect(status).to_have_text("Saved as draft revision 3.")
+    undo.click()
+    expect(canvas_state(page, "step")).to_have_count(0)
+    expect(status).to_have_text("Saved as draft revision 4.")
+    expect(undo).to_be_disabled()
+
+    redo.click()
+    expect(canvas_state(page, "step")).to_have_count(1)
+    page.keyboard.press("Control+Shift+z")
+    expect(canvas_state(page, "step")).to_contain_text("Budget check")
+    expect(redo).to_be_disabled()
+    expect(status).to_have_text(re.compile(r"Saved as draft revision [56]\."))
+    saved_when(page, lambda g: any(s["labels"].get("en") == "Budget check" for s in g["states"]))
+
+    # A new edit after an undo drops what could have been redone.
+    undo.click()
+    expect(redo).to_be_enabled()
+    page.get_by_role("button", name="Auto-layout").click()
+    expect(redo).to_be_disabled()
+    discard_draft(page)
+    expect(undo).to_be_disabled()
+    assert console == []

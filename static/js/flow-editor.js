@@ -117,6 +117,7 @@
     else reason = T.publish_ready;
     publishButton.disabled = Boolean(viewing || !doc || !doc.saved || dirty || saving || doc.errors || conflict);
     publishReason.textContent = reason;
+    refreshHistory();
     // A version on show is read-only: nothing on the toolbar may change the draft.
     ["add-state", "auto-layout", "discard", "import-file"].forEach(function (id) {
       document.getElementById(id).disabled = Boolean(viewing);
@@ -1091,6 +1092,65 @@
 
   // --- saving ---------------------------------------------------------------------
 
+  // --- undo and redo ----------------------------------------------------------------
+
+  // Steps are the graph as saved: what one save (300 ms after the last change) sends is
+  // one step, so typing a label is undone as a word, not a letter. Loading, importing,
+  // publishing, discarding or starting from a version begins a new history.
+  var history = { undo: [], redo: [], current: null };
+  var MAX_STEPS = 200;
+  var undoButton = document.getElementById("undo");
+  var redoButton = document.getElementById("redo");
+
+  function resetHistory() {
+    history = { undo: [], redo: [], current: JSON.stringify(graph) };
+    refreshHistory();
+  }
+
+  function record() {
+    var now = JSON.stringify(graph);
+    if (now === history.current) return;
+    history.undo.push(history.current);
+    if (history.undo.length > MAX_STEPS) history.undo.shift();
+    history.redo = [];
+    history.current = now;
+    refreshHistory();
+  }
+
+  function refreshHistory() {
+    var locked = Boolean(viewing || conflict);
+    undoButton.disabled = locked || !(history.undo.length || dirty);
+    redoButton.disabled = locked || !history.redo.length;
+  }
+
+  function step(from, to) {
+    if (viewing || conflict) return;
+    record(); // an edit not saved yet is a step of its own
+    if (!from.length) return;
+    to.push(history.current);
+    history.current = from.pop();
+    graph = JSON.parse(history.current);
+    if (selected && !(selected.type === "state" ? stateByKey(selected.key) : graph.transitions[selected.index])) {
+      selected = null;
+    }
+    draw();
+    drawProperties();
+    changed(); // saved like any edit; record() finds nothing new
+  }
+
+  function undo() { step(history.undo, history.redo); }
+  function redo() { step(history.redo, history.undo); }
+  undoButton.addEventListener("click", undo);
+  redoButton.addEventListener("click", redo);
+  document.addEventListener("keydown", function (event) {
+    if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
+    // In a text field the browser's own undo applies to the text.
+    if (/^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName)) return;
+    var key = event.key.toLowerCase();
+    if (key === "z" && !event.shiftKey) { event.preventDefault(); undo(); }
+    else if ((key === "z" && event.shiftKey) || key === "y") { event.preventDefault(); redo(); }
+  });
+
   function changed() {
     if (viewing) return;
     clearRoute(); // it answered for the draft as it was
@@ -1105,6 +1165,7 @@
     if (saving) { saveTimer = setTimeout(save, SAVE_DELAY); return; }
     saving = true;
     dirty = false;
+    record();
     say(T.saving);
     var started = performance.now();
     api("PUT", "/draft", { revision: doc.revision, graph: graph }).then(function (answer) {
@@ -1191,6 +1252,7 @@
       if (answer.ok) {
         doc = answer.data.draft;
         graph = doc.graph;
+        resetHistory();
         say(fmt(T.published, { version: answer.data.version }));
         alarm("");
         draw();
@@ -1212,6 +1274,7 @@
       if (!answer.ok) { alarm(errorMessage(answer), answer.status === 409); return; }
       doc = answer.data;
       graph = doc.graph;
+      resetHistory();
       selected = null;
       say(T.discarded);
       draw();
@@ -1236,6 +1299,7 @@
       }
       doc = answer.data;
       graph = doc.graph;
+      resetHistory();
       dirty = false;
       refusal = null;
       selected = null;
@@ -1289,6 +1353,7 @@
       viewing = null;
       doc = answer.data;
       graph = doc.graph;
+      resetHistory();
       alarm("");
       say(fmt(T.saved, { revision: doc.revision }));
       draw();
@@ -1347,6 +1412,7 @@
       graph = doc.graph;
       graph.transitions = graph.transitions || [];
       graph.grants = graph.grants || [];
+      resetHistory();
       var started = performance.now();
       draw();
       fit();
