@@ -296,3 +296,23 @@ def test_undo_and_redo_step_through_saved_edits(page: Page):
     discard_draft(page)
     expect(undo).to_be_disabled()
     assert console == []
+
+
+def test_auto_layout_draws_a_long_flow_larger_on_a_narrow_canvas(page: Page):
+    """The expense claim is a chain of eight steps, and most of them can be rejected or
+    withdrawn: laid out left to right it is drawn at a third of its size beside the
+    panels. Auto-layout sets the two outcomes aside and runs the chain downward."""
+    sign_in(page, "grace@acme.example")
+    console = open_editor(page, "expense_claim")
+    before = _box(page, "draft")["width"]
+    page.get_by_role("button", name="Auto-layout").click()
+    expect(page.get_by_test_id("save-status")).to_have_text("Saved as draft revision 1.")
+    after = _box(page, "draft")["width"]
+    assert after > before * 1.25, (before, after)
+    states = saved_draft(page)["states"]
+    keys = [s["key"] for s in states]
+    boxes = [_box(page, key) for key in keys]
+    assert not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    screenshot(page, "flow-editor-claim-laid-out")
+    discard_draft(page)
+    assert console == []

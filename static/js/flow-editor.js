@@ -1036,19 +1036,99 @@
     });
   }
 
-  function autoLayout() {
-    if (viewing) return;
-    var started = performance.now();
-    var layout = new dagre.graphlib.Graph();
-    layout.setGraph({ rankdir: "LR", nodesep: 50, ranksep: 90, marginx: 20, marginy: 20 });
-    layout.setDefaultEdgeLabel(function () { return {}; });
-    graph.states.forEach(function (s) { layout.setNode(s.key, { width: STATE_W, height: STATE_H }); });
-    layoutEdges().forEach(function (pair) { layout.setEdge(pair[0], pair[1]); });
-    dagre.layout(layout);
+  // Outcomes many steps lead to (rejected, withdrawn): reached from three or more states,
+  // with no way on but back to the start or to another such outcome. Ranked with the
+  // rest they would stretch the flow into one long chain, every step a column before
+  // them; they are set aside in a row of their own.
+  function outcomesAside() {
+    var start = graph.states.find(function (st) { return st.role === "draft"; });
+    var startKey = start ? start.key : null;
+    var exits = {}, sources = {};
+    graph.transitions.forEach(function (t) {
+      if (t.from === t.to) return;
+      (exits[t.from] = exits[t.from] || []).push(t.to);
+      (sources[t.to] = sources[t.to] || {})[t.from] = true;
+    });
+    var aside = {};
     graph.states.forEach(function (s) {
-      var node = layout.node(s.key);
-      s.x = Math.round(node.x - STATE_W / 2);
-      s.y = Math.round(node.y - STATE_H / 2);
+      if (s.key !== startKey && Object.keys(sources[s.key] || {}).length >= 3) aside[s.key] = true;
+    });
+    // Drop any with a way on to the flow itself, until none is left to drop.
+    for (var dropped = true; dropped;) {
+      dropped = false;
+      Object.keys(aside).forEach(function (key) {
+        if ((exits[key] || []).some(function (to) { return to !== startKey && !aside[to]; })) {
+          delete aside[key];
+          dropped = true;
+        }
+      });
+    }
+    return Object.keys(aside).length <= graph.states.length - 2 ? aside : {};
+  }
+
+  // Top-left positions by state key: dagre for the flow, then the outcomes set aside in
+  // a row below it (a column beside it, top to bottom), each under the mean of the
+  // states that lead there, none on top of another.
+  function layoutPositions(rankdir, edges, aside) {
+    var layout = new dagre.graphlib.Graph();
+    layout.setGraph({ rankdir: rankdir, nodesep: 50, ranksep: 90, marginx: 20, marginy: 20 });
+    layout.setDefaultEdgeLabel(function () { return {}; });
+    graph.states.forEach(function (s) {
+      if (!aside[s.key]) layout.setNode(s.key, { width: STATE_W, height: STATE_H });
+    });
+    edges.forEach(function (pair) {
+      if (!aside[pair[0]] && !aside[pair[1]]) layout.setEdge(pair[0], pair[1]);
+    });
+    dagre.layout(layout);
+    var pos = {};
+    layout.nodes().forEach(function (key) {
+      var node = layout.node(key);
+      pos[key] = { x: Math.round(node.x - STATE_W / 2), y: Math.round(node.y - STATE_H / 2) };
+    });
+    var along = rankdir === "LR" ? "x" : "y", across = rankdir === "LR" ? "y" : "x";
+    var size = { x: STATE_W, y: STATE_H };
+    var edge = 90 + Math.max.apply(null, Object.keys(pos).map(function (k) { return pos[k][across] + size[across]; }));
+    var wanted = Object.keys(aside).map(function (key) {
+      var from = graph.transitions.filter(function (t) { return t.to === key && pos[t.from]; });
+      var mean = from.reduce(function (sum, t) { return sum + pos[t.from][along]; }, 0) / (from.length || 1);
+      return { key: key, at: mean };
+    }).sort(function (a, b) { return a.at - b.at; });
+    var next = -Infinity;
+    wanted.forEach(function (w) {
+      var at = Math.round(Math.max(w.at, next));
+      pos[w.key] = {};
+      pos[w.key][along] = at;
+      pos[w.key][across] = edge;
+      next = at + size[along] + 60;
+    });
+    return pos;
+  }
+
+  // How large positions would be drawn once fitted to the canvas.
+  function fittedScale(pos) {
+    var keys = Object.keys(pos);
+    var xs = keys.map(function (k) { return pos[k].x; }), ys = keys.map(function (k) { return pos[k].y; });
+    var width = Math.max.apply(null, xs) - Math.min.apply(null, xs) + STATE_W;
+    var height = Math.max.apply(null, ys) - Math.min.apply(null, ys) + STATE_H;
+    var box = paper.el.getBoundingClientRect();
+    return Math.min(box.width / width, box.height / height);
+  }
+
+  function autoLayout() {
+    if (viewing || !graph.states.length) return;
+    var started = performance.now();
+    var edges = layoutEdges();
+    var aside = outcomesAside();
+    // Left to right reads best; a long chain on a narrow canvas goes top to bottom when
+    // that draws it larger. A large flow gets one layout (two would double the wait).
+    var pos = layoutPositions("LR", edges, aside);
+    if (edges.length <= FULL_LAYOUT_ARROWS) {
+      var downward = layoutPositions("TB", edges, aside);
+      if (fittedScale(downward) > fittedScale(pos) * 1.25) pos = downward;
+    }
+    graph.states.forEach(function (s) {
+      s.x = Math.max(0, pos[s.key].x);
+      s.y = Math.max(0, pos[s.key].y);
     });
     graph.transitions.forEach(function (t) { delete t.vertices; });
     // Move what is drawn instead of drawing it again: positions and bends only.
