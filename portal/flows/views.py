@@ -67,7 +67,6 @@ def _vocabulary() -> dict[str, object]:
         "STATE_ROLES": STATE_ROLES,
         "GATES": GATES,
         "BREACH_ACTIONS": BREACH_ACTIONS,
-        "GranteeKind": GranteeKind,
     }
 
 

@@ -9,7 +9,6 @@ from flask_babel import gettext as _
 from wtforms.fields import SelectChoice
 
 from portal.domain.errors import DomainError, NotFound, RowErrors
-from portal.domain.graph import GranteeKind
 from portal.domain.resolution import Gap, GapReason
 from portal.flows.services import References
 from portal.orgchart import csv_import, routing, services
@@ -324,7 +323,6 @@ def routing_preview():  # type: ignore[no-untyped-def]
             incomplete=incomplete,
             describe_gap=describe,
             refs=refs,
-            GranteeKind=GranteeKind,
         ),
         status,
     )
