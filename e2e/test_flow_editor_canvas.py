@@ -265,6 +265,9 @@ def test_undo_and_redo_step_through_saved_edits(page: Page):
 
     page.get_by_test_id("add-state").click()
     expect(status).to_have_text("Saved as draft revision 1.")
+    # A new state is named in every language, not only the admin's.
+    added = next(s for s in saved_draft(page)["states"] if s["key"] == "step")
+    assert added["labels"] == {"en": "New state", "zh": "新状态", "ms": "Keadaan baharu"}
     label = page.get_by_test_id("properties").get_by_label("Label (en)")
     label.fill("Budget check")
     expect(status).to_have_text("Saved as draft revision 2.")

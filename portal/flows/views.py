@@ -6,6 +6,7 @@ from __future__ import annotations
 from importlib import resources
 
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
+from flask_babel import force_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
@@ -18,6 +19,7 @@ from portal.domain.graph import (
     OnVacancy,
     StateRole,
 )
+from portal.domain.locales import SUPPORTED_LOCALES
 from portal.domain.validate import errors_in
 from portal.flows import services, wording
 from portal.flows.editor_text import EDITOR_TEXT
@@ -180,6 +182,12 @@ GRANTEE_KINDS = {
 }
 
 
+def _in(locale: str, text: object) -> str:
+    """A lazy string rendered in ``locale`` rather than the reader's."""
+    with force_locale(locale):
+        return str(text)
+
+
 def _editor_setup(kind: str) -> dict[str, object]:
     """What the editor script needs besides the draft: the API's address, the
     vocabulary and every word it shows, in the admin's language (the script itself
@@ -193,7 +201,7 @@ def _editor_setup(kind: str) -> dict[str, object]:
         "export": url_for("flows.export", kind=kind),
         "kind": kind,
         "currency": services.base_currency(current_actor()),
-        "locales": ["en", "zh", "ms"],
+        "locales": list(SUPPORTED_LOCALES),
         "roles": words(STATE_ROLES),
         "gates": words(GATES),
         "breach": words(BREACH_ACTIONS),
@@ -201,6 +209,10 @@ def _editor_setup(kind: str) -> dict[str, object]:
         "grantees": words(GRANTEE_KINDS),
         "field_types": words(FIELD_TYPES),
         "text": {key: str(text) for key, text in EDITOR_TEXT.items()},
+        # A new state's name in every language, not only the admin's.
+        "new_state": {
+            locale: _in(locale, EDITOR_TEXT["new_state"]) for locale in SUPPORTED_LOCALES
+        },
     }
 
 

@@ -902,7 +902,9 @@
   function addState(x, y) {
     if (viewing) return;
     var key = uniqueKey("step", graph.states.map(function (s) { return s.key; }));
-    graph.states.push({ key: key, labels: { en: T.new_state }, role: "pending", x: Math.round(x), y: Math.round(y) });
+    // Named in every language at once (the English label is the one a flow must have).
+    var labels = Object.assign({}, setup.new_state);
+    graph.states.push({ key: key, labels: labels, role: "pending", x: Math.round(x), y: Math.round(y) });
     selected = { type: "state", key: key };
     draw();
     drawProperties();
@@ -1149,16 +1151,36 @@
     changed();
   }
 
+  // A new state goes in the middle of what the admin sees or the nearest free place
+  // in view (same row first, then rows above and below), with room for an arrow to
+  // whatever is beside it; when the view is full, right of everything, fitted into view.
   document.getElementById("add-state").addEventListener("click", function () {
-    // In the middle of what the admin sees, nudged off any state already there.
     var box = paper.el.getBoundingClientRect();
-    var centre = paper.clientToLocalPoint({ x: box.left + box.width / 2, y: box.top + box.height / 2 });
-    var x = centre.x - STATE_W / 2, y = centre.y - STATE_H / 2;
-    // Room for an arrow between it and whatever it would touch.
-    while (graph.states.some(function (s) { return Math.abs(s.x - x) < STATE_W + 40 && Math.abs(s.y - y) < STATE_H + 40; })) {
-      x += STATE_W + 120;
+    var low = paper.clientToLocalPoint({ x: box.left, y: box.top });
+    var high = paper.clientToLocalPoint({ x: box.right, y: box.bottom });
+    var cx = (low.x + high.x - STATE_W) / 2, cy = (low.y + high.y - STATE_H) / 2;
+    var stepX = STATE_W + 120, stepY = STATE_H + 80;
+    function free(x, y) {
+      return !graph.states.some(function (s) { return Math.abs(s.x - x) < STATE_W + 40 && Math.abs(s.y - y) < STATE_H + 40; });
     }
-    addState(x, y);
+    // With a margin: the handle sticks out on the right.
+    function inView(x, y) { return x >= low.x + 10 && y >= low.y + 10 && x + STATE_W + 20 <= high.x && y + STATE_H + 10 <= high.y; }
+    var offsets = [];
+    for (var i = -4; i <= 4; i++) for (var j = -4; j <= 4; j++) offsets.push([i, j]);
+    offsets.sort(function (a, b) {
+      var ringA = Math.max(Math.abs(a[0]), Math.abs(a[1])), ringB = Math.max(Math.abs(b[0]), Math.abs(b[1]));
+      return ringA - ringB || Math.abs(a[1]) - Math.abs(b[1]) || b[0] - a[0];
+    });
+    var spot = null;
+    offsets.some(function (o) {
+      var x = cx + o[0] * stepX, y = cy + o[1] * stepY;
+      if (free(x, y) && inView(x, y) && x >= 0 && y >= 0) spot = { x: x, y: y };
+      return spot;
+    });
+    if (spot) return addState(spot.x, spot.y);
+    var right = graph.states.reduce(function (most, s) { return Math.max(most, s.x); }, 0);
+    addState(right + stepX, Math.max(0, cy));
+    fit();
   });
   document.getElementById("delete-selected").addEventListener("click", removeSelected);
   document.getElementById("auto-layout").addEventListener("click", autoLayout);
