@@ -253,6 +253,18 @@ def test_parallel_arrows_and_a_self_loop_stay_readable(page: Page):
     state = _box(page, "check")
     assert loop and loop["y"] < state["y"] - 20
     screenshot(page, "flow-editor-parallel-and-loop")
+
+    # An arrow re-pointed in the panel keeps what it says: its key and its label.
+    outline_item(page, "Back → Draft").click()
+    page.get_by_test_id("properties").get_by_label("From state").select_option("draft")
+    expect(page.locator('#paper [data-from="draft"][data-to="draft"]')).to_have_count(1)
+    saved_when(
+        page,
+        lambda g: any(
+            (t["key"], t["from"], t["to"], t["labels"]["en"]) == ("back", "draft", "draft", "Back")
+            for t in g["transitions"]
+        ),
+    )
     discard_draft(page)
 
 

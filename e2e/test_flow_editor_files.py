@@ -113,6 +113,9 @@ def test_a_save_that_cannot_reach_the_server_is_kept_and_retried(page: Page):
     expect(alert).to_contain_text("Not saved — retrying. Your changes are kept on this page.")
     expect(canvas_state(page, "step")).to_have_count(1)
     expect(page.get_by_role("button", name="Reload the draft")).to_be_hidden()
+    # Leaving now would lose the work: the page asks first.
+    leaving = "() => { const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented; }"
+    assert page.evaluate(leaving) is True
     expect(page.get_by_test_id("publish")).to_be_disabled()
     screenshot(page, "flow-editor-retrying")
 
@@ -122,5 +125,6 @@ def test_a_save_that_cannot_reach_the_server_is_kept_and_retried(page: Page):
     )
     expect(alert).to_be_hidden()
     assert "step" in [s["key"] for s in saved_draft(page)["states"]]
+    assert page.evaluate(leaving) is False
     discard_draft(page)
     assert console == []

@@ -621,6 +621,12 @@
       el("h3", { text: T.transition + " · " + fmt(T.from_to, { from: from ? label(from) : t.from, to: to ? label(to) : t.to }) }),
       field(T.key, tKey)
     );
+    // Re-point the arrow: its key, labels, gate and guard go with it.
+    var stateOptions = graph.states.map(function (st) { return [st.key, label(st) + " (" + st.key + ")"]; });
+    panel.append(
+      field(T.source, selectInput(stateOptions, t.from, function (value) { repoint(index, "from", value); }, false, { "data-path": tBase + ".from" })),
+      field(T.target, selectInput(stateOptions, t.to, function (value) { repoint(index, "to", value); }, false, { "data-path": tBase + ".to" }))
+    );
     labelFields(t, tBase, function () { draw(); }).forEach(function (f) { panel.appendChild(f); });
     var guardInput = textInput(t.guard ? t.guard.expression : "", function (value) {
       if (value.trim()) t.guard = { expression: value, message: (t.guard && t.guard.message) || {} };
@@ -653,6 +659,15 @@
       }, { "data-path": tBase + ".guard.message." + locale })));
     });
     drawPanelProblems();
+  }
+
+  function repoint(index, end, key) {
+    var t = graph.transitions[index];
+    t[end] = key;
+    delete t.vertices; // bends drawn for the old ends would only tangle the new arrow
+    draw();
+    drawProperties();
+    changed();
   }
 
   // With nothing selected: the flow's own labels and the fields its documents carry.
@@ -1193,6 +1208,15 @@
   });
 
   // --- saving ---------------------------------------------------------------------
+
+  // Leaving with an edit not yet saved (waiting, in flight, or retrying) asks first.
+  window.addEventListener("beforeunload", function (event) {
+    if (!viewing && (dirty || saving)) {
+      event.preventDefault();
+      event.returnValue = T.leave_unsaved;
+      return T.leave_unsaved;
+    }
+  });
 
   // --- undo and redo ----------------------------------------------------------------
 
