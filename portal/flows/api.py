@@ -60,6 +60,8 @@ def _draft_json(draft: services.DraftView) -> dict[str, Any]:
         "violations": _violations(draft.violations),
         "updated_at": draft.updated_at.isoformat() if draft.updated_at else None,
         "updated_by": draft.updated_by,
+        "updated_by_me": draft.updated_by_id is not None
+        and draft.updated_by_id == current_actor().member_id,
     }
 
 

@@ -12,6 +12,7 @@ EDITOR_TEXT = {
     "loading": _l("Loading the draft…"),
     "saving": _l("Saving…"),
     "saved": _l("Saved as draft revision %(revision)s."),
+    "saved_by": _l("Draft revision %(revision)s, last saved by %(who)s on %(when)s."),
     "unsaved": _l("Not opened for editing yet: your first change saves revision 1."),
     "retrying": _l("Not saved — retrying. Your changes are kept on this page."),
     "conflict": _l(

@@ -75,6 +75,8 @@ class DraftView:
     violations: list[Violation]
     updated_at: datetime | None
     updated_by: str | None
+    # Who saved it last, to tell the reader whether that was them.
+    updated_by_id: int | None = None
 
     @property
     def saved(self) -> bool:
@@ -225,6 +227,7 @@ def _draft_view(session: Session, org_id: int, row: FlowDraft) -> DraftView:
         updated_by=member_names(session, [row.updated_by]).get(row.updated_by)
         if row.updated_by
         else None,
+        updated_by_id=row.updated_by,
     )
 
 

@@ -1543,7 +1543,12 @@
       draw();
       fit();
       window.flowEditor.loadMs = performance.now() - started;
-      say(doc.saved ? fmt(T.saved, { revision: doc.revision }) : T.unsaved);
+      // A draft someone else left says whose it is: their work is about to be edited.
+      if (doc.saved && doc.updated_by && !doc.updated_by_me) {
+        say(fmt(T.saved_by, { revision: doc.revision, who: doc.updated_by, when: new Date(doc.updated_at).toLocaleString(document.documentElement.lang) }));
+      } else {
+        say(doc.saved ? fmt(T.saved, { revision: doc.revision }) : T.unsaved);
+      }
       drawProperties();
       refreshPublish();
     });

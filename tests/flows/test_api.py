@@ -69,10 +69,22 @@ def test_the_draft_opens_on_the_current_version_and_saves_revision_by_revision(c
     assert second.get_json()["publishable"] is True
 
 
-def test_a_save_from_a_stale_revision_is_a_conflict_and_overwrites_nothing(client, login, acme):
-    token = login(acme.admin)
+def test_a_save_from_a_stale_revision_is_a_conflict_and_overwrites_nothing(
+    client, login, acme, make_member
+):
+    colleague = make_member(acme.org, "Carl Colleague", roles=(Role.ADMIN,))
+    token = login(colleague)
     graph = _get(client, f"{FLOW}/draft").get_json()["graph"]
-    assert _save(client, token, 0, graph).status_code == 200  # revision 1, by "a colleague"
+    saved = _save(client, token, 0, graph)
+    assert saved.status_code == 200
+    assert (saved.get_json()["updated_by"], saved.get_json()["updated_by_me"]) == (
+        "Carl Colleague",
+        True,
+    )
+    client.post("/logout", data={"csrf_token": token})
+    token = login(acme.admin)
+    opened = _get(client, f"{FLOW}/draft").get_json()
+    assert (opened["updated_by"], opened["updated_by_me"]) == ("Carl Colleague", False)
 
     stale = _save(client, token, 0, _unreachable(graph))
 
