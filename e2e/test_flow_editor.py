@@ -86,8 +86,8 @@ def test_two_admins_on_one_draft_the_second_save_is_a_conflict(page: Page, brows
     other = browser.new_context(base_url=base_url)
     try:
         second = other.new_page()
-        for each in (page, second):
-            sign_in(each, "grace@acme.example")
+        for each, who in ((page, "grace"), (second, "aisha")):
+            sign_in(each, f"{who}@acme.example")
             open_editor(each, "expense_claim")
 
         page.get_by_test_id("add-state").click()
@@ -101,10 +101,11 @@ def test_two_admins_on_one_draft_the_second_save_is_a_conflict(page: Page, brows
 
         second.get_by_role("button", name="Reload the draft").click()
         expect(alert).to_be_hidden()
-        expect(second.get_by_test_id("save-status")).to_have_text("Saved as draft revision 1.")
-        expect(canvas_state(second, "step")).to_have_count(
-            1
-        )  # the colleague's state, not a second one
+        # The draft as Grace left it, and said to be hers.
+        expect(second.get_by_test_id("save-status")).to_contain_text(
+            "Draft revision 1, last saved by Grace Lee on "
+        )
+        expect(canvas_state(second, "step")).to_have_count(1)  # hers, not a second one
     finally:
         other.close()
     discard_draft(page)
