@@ -5,6 +5,7 @@ graph in through the API, read back what was saved, discard the draft."""
 from __future__ import annotations
 
 import re
+import statistics
 
 from playwright.sync_api import Page, expect
 
@@ -136,3 +137,21 @@ def saved_when(page: Page, check) -> dict:  # type: ignore[no-untyped-def]
             return graph
         page.wait_for_timeout(100)
     raise AssertionError("the draft was not saved as expected")
+
+
+def round_trips_over_edits(page: Page, state: str, edits: int) -> str:
+    """Relabel ``state`` ``edits`` times, each save waited for (the draft's revision
+    counts them), and say the save round trips seen so far: median, p95, slowest."""
+    outline_item(page, state).click()
+    label = page.get_by_test_id("properties").get_by_label("Label (en)")
+    status = page.get_by_test_id("save-status")
+    first = int(page.evaluate("() => window.flowEditor.revision()")) + 1
+    for n in range(first, first + edits):
+        label.fill(f"Take {n}")
+        expect(status).to_have_text(f"Saved as draft revision {n}.")
+    samples = sorted(page.evaluate("() => window.flowEditor.roundTrips"))
+    p95 = samples[max(0, round(0.95 * len(samples)) - 1)]
+    return (
+        f"median {statistics.median(samples):.1f} ms, p95 {p95:.1f} ms,"
+        f" slowest {samples[-1]:.1f} ms over {len(samples)} saves"
+    )

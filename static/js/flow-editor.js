@@ -1557,6 +1557,7 @@
   // Read-only hooks for the browser tests: figures, never a way to change the draft.
   window.flowEditor = {
     roundTrips: roundTrips,
+    revision: function () { return doc ? doc.revision : 0; },
     loadMs: null,
     lastLayoutMs: null,
     ready: null,
