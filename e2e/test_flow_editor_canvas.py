@@ -320,3 +320,43 @@ def test_auto_layout_draws_a_long_flow_larger_on_a_narrow_canvas(page: Page):
     screenshot(page, "flow-editor-claim-laid-out")
     discard_draft(page)
     assert console == []
+
+
+def test_an_admin_orders_the_actions_a_state_offers(page: Page):
+    sign_in(page, "grace@acme.example")
+    console = open_editor(page, KIND)
+    exits = page.get_by_test_id("outline").locator(
+        "li:has(> [data-outline='state:submitted']) > ul button"
+    )
+    expect(exits).to_have_text(["Approve → Approved", "Reject → Rejected", "Withdraw → Withdrawn"])
+
+    # From the keyboard: Alt+arrow up offers Reject first.
+    outline_item(page, "Reject → Rejected").focus()
+    page.keyboard.press("Alt+ArrowUp")
+    expect(exits).to_have_text(["Reject → Rejected", "Approve → Approved", "Withdraw → Withdrawn"])
+    expect(outline_item(page, "Reject → Rejected")).to_be_focused()
+
+    # From the panel: Approve offered later, after Withdraw.
+    outline_item(page, "Approve → Approved").click()
+    panel = page.get_by_test_id("properties")
+    expect(panel).to_contain_text("Action 2 of 3 on a document's page.")
+    assert axe_violations(page) == []
+    panel.get_by_role("button", name="Offer later").click()
+    expect(exits).to_have_text(["Reject → Rejected", "Withdraw → Withdrawn", "Approve → Approved"])
+    expect(panel.get_by_role("button", name="Offer later")).to_be_disabled()
+    graph = saved_when(
+        page,
+        lambda g: (
+            [
+                t["key"]
+                for t in sorted(
+                    (t for t in g["transitions"] if t["from"] == "submitted"),
+                    key=lambda t: t.get("order", 0),
+                )
+            ]
+            == ["reject", "withdraw", "approve"]
+        ),
+    )
+    assert all(t.get("order") for t in graph["transitions"] if t["from"] == "submitted")
+    discard_draft(page)
+    assert console == []

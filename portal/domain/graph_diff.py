@@ -4,7 +4,8 @@ states, transitions and fields added, removed and changed; grants added and remo
 The publish confirmation summarises this, so an admin sees what they are about to put
 in front of every new document. A state is known by its key, a transition by its
 source state and action key (what a document in that state is offered); moving a
-state or bending an arrow on the canvas is layout, not a change.
+state or bending an arrow on the canvas is layout, not a change, but offering the
+actions in another order is.
 """
 
 from __future__ import annotations
@@ -80,8 +81,17 @@ def _transition_key(t: Transition) -> str:
     return f"{t.from_state}.{t.key}"
 
 
-def _transition_content(t: Transition) -> Hashable:
-    return replace(t, vertices=(), order=0)
+def _placed(graph: Graph) -> list[tuple[Transition, int]]:
+    """Each transition with its place among its state's exits as a document's page
+    offers them: reordering the actions is a change, renumbering them the same way is
+    not (an `order` spelled out or left to drawing order compares by the place it gives)."""
+    sources = dict.fromkeys(t.from_state for t in graph.transitions)
+    return [(t, place) for key in sources for place, t in enumerate(graph.transitions_from(key))]
+
+
+def _transition_content(placed: tuple[Transition, int]) -> Hashable:
+    transition, place = placed
+    return replace(transition, vertices=(), order=0), place
 
 
 def _grant_changes(before: Iterable[Grant], after: Iterable[Grant]) -> GrantChanges:
@@ -104,7 +114,10 @@ def diff(before: Graph | None, after: Graph) -> GraphDiff:
     return GraphDiff(
         states=_compare(old.states if old else (), after.states, lambda s: s.key, _state_content),
         transitions=_compare(
-            old.transitions if old else (), after.transitions, _transition_key, _transition_content
+            _placed(old) if old else (),
+            _placed(after),
+            lambda placed: _transition_key(placed[0]),
+            _transition_content,
         ),
         grants=_grant_changes(old.grants if old else (), after.grants),
         fields=_compare(old.fields if old else (), after.fields, lambda f: f.key, _field_content),

@@ -412,8 +412,8 @@
     outline.replaceChildren();
     graph.states.forEach(function (s) {
       var exits = el("ul", {});
-      graph.transitions.forEach(function (t, i) {
-        if (t.from !== s.key) return;
+      exitsOf(s.key).forEach(function (i) {
+        var t = graph.transitions[i];
         var to = stateByKey(t.to);
         exits.appendChild(el("li", {}, [
           el("button", {
@@ -442,6 +442,29 @@
     }
   }
 
+  // A state's exits as a document's page offers them: by `order`, ties in drawing order.
+  function exitsOf(key) {
+    var found = [];
+    graph.transitions.forEach(function (t, i) { if (t.from === key) found.push(i); });
+    return found.sort(function (a, b) {
+      return (graph.transitions[a].order || 0) - (graph.transitions[b].order || 0) || a - b;
+    });
+  }
+
+  // Offer an action earlier (-1) or later (+1) among its state's exits; the exits are
+  // numbered 1… afresh so the order is explicit in the graph.
+  function moveExit(index, delta) {
+    var exits = exitsOf(graph.transitions[index].from);
+    var at = exits.indexOf(index), to = at + delta;
+    if (viewing || to < 0 || to >= exits.length) return;
+    exits.splice(at, 1);
+    exits.splice(to, 0, index);
+    exits.forEach(function (i, n) { graph.transitions[i].order = n + 1; });
+    drawOutline();
+    drawProperties();
+    changed();
+  }
+
   function refFromOutline(value) {
     if (value.indexOf("state:") === 0) return { type: "state", key: value.slice(6) };
     return { type: "transition", index: Number(value.slice(11)) };
@@ -467,6 +490,9 @@
     } else if (event.key === "F2") {
       event.preventDefault();
       renameInline(ref);
+    } else if (event.altKey && ref.type === "transition" && (event.key === "ArrowUp" || event.key === "ArrowDown")) {
+      event.preventDefault();
+      moveExit(ref.index, event.key === "ArrowUp" ? -1 : 1);
     } else if (moves[event.key] && ref.type === "state") {
       event.preventDefault();
       var s = stateByKey(ref.key);
@@ -627,6 +653,14 @@
       field(T.source, selectInput(stateOptions, t.from, function (value) { repoint(index, "from", value); }, false, { "data-path": tBase + ".from" })),
       field(T.target, selectInput(stateOptions, t.to, function (value) { repoint(index, "to", value); }, false, { "data-path": tBase + ".to" }))
     );
+    if (!viewing) {
+      var siblings = exitsOf(t.from), place = siblings.indexOf(index);
+      panel.appendChild(el("div", { class: "field order-buttons", role: "group", "aria-label": T.order_hint }, [
+        el("span", { class: "hint", text: fmt(T.order_place, { n: place + 1, of: siblings.length }) }),
+        el("button", { type: "button", class: "link-button", disabled: place === 0, text: T.offer_earlier, onclick: function () { moveExit(index, -1); } }),
+        el("button", { type: "button", class: "link-button", disabled: place === siblings.length - 1, text: T.offer_later, onclick: function () { moveExit(index, 1); } }),
+      ]));
+    }
     labelFields(t, tBase, function () { draw(); }).forEach(function (f) { panel.appendChild(f); });
     var guardInput = textInput(t.guard ? t.guard.expression : "", function (value) {
       if (value.trim()) t.guard = { expression: value, message: (t.guard && t.guard.message) || {} };

@@ -70,3 +70,26 @@ def test_grants_are_compared_by_what_they_say_in_the_graphs_order():
     assert changes.grants.added == (raised,)
     assert changes.grants.removed == ()
     assert diff(LEAVE, replace(LEAVE, grants=(raised,))).grants.removed == (grant,)
+
+
+def test_offering_the_actions_in_another_order_is_a_change_renumbering_them_is_not():
+    step = LEAVE.states[1].key
+    exits = [t for t in LEAVE.transitions if t.from_state == step]
+    assert len(exits) >= 2
+    others = [t for t in LEAVE.transitions if t.from_state != step]
+    numbered = replace(
+        LEAVE, transitions=(*others, *(replace(t, order=n + 1) for n, t in enumerate(exits)))
+    )
+    assert not diff(LEAVE, numbered).any
+
+    swapped = replace(
+        LEAVE,
+        transitions=(
+            *others,
+            replace(exits[0], order=2),
+            replace(exits[1], order=1),
+            *(replace(t, order=n + 3) for n, t in enumerate(exits[2:])),
+        ),
+    )
+    changed = diff(LEAVE, swapped).transitions.changed
+    assert {f"{step}.{exits[0].key}", f"{step}.{exits[1].key}"} <= set(changed)
