@@ -6,16 +6,21 @@
 // change); the server answers with the new revision and the violations, which outline
 // the offending states and transitions. User text (labels, keys, messages) only ever
 // reaches the page as text: SVG text nodes, textContent, title elements — never HTML.
-(function () {
-  "use strict";
+//
+// The pieces without state live beside it: api.js (the JSON API), dom.js (building
+// elements), geometry.js (fanning arrows out, auto-layout, a free spot), history.js
+// (undo and redo).
+import { errorMessage, makeApi } from "./api.js";
+import { el, fmt } from "./dom.js";
+import { autoPositions, freeSpot, spreadVertices, STATE_H, STATE_W } from "./geometry.js";
+import { EditHistory } from "./history.js";
 
+(function () {
   var root = document.getElementById("flow-editor");
   if (!root || !window.joint || !window.dagre) return;
   var setup = JSON.parse(document.getElementById("editor-setup").textContent);
   var T = setup.text;
   var LOCALES = setup.locales;
-  var STATE_W = 160;
-  var STATE_H = 46;
   var SAVE_DELAY = 300;
 
   var doc = null; // the last answer from the server: revision, violations, …
@@ -29,30 +34,9 @@
   var retryDelay = 1000;
   var refusal = null; // the last save's refusal by path ({path, code, message}), shown inline
   var roundTrips = [];
+  var api = makeApi(setup.api, T.offline);
 
   // --- small helpers --------------------------------------------------------------
-
-  function fmt(text, params) {
-    return text.replace(/%\((\w+)\)s/g, function (_, name) {
-      return params && name in params ? String(params[name]) : "";
-    });
-  }
-
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (name) {
-      var value = attrs[name];
-      if (value === false || value === null || value === undefined) return;
-      if (name === "text") node.textContent = value;
-      else if (name.slice(0, 2) === "on") node.addEventListener(name.slice(2), value);
-      else if (value === true) node.setAttribute(name, "");
-      else node.setAttribute(name, String(value));
-    });
-    (children || []).forEach(function (child) {
-      if (child) node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
-    });
-    return node;
-  }
 
   function label(item) {
     var labels = item.labels || {};
@@ -61,32 +45,6 @@
 
   function stateByKey(key) {
     return graph.states.find(function (s) { return s.key === key; });
-  }
-
-  function csrf() {
-    var meta = document.querySelector('meta[name="csrf-token"]');
-    return meta ? meta.getAttribute("content") : "";
-  }
-
-  // `body`: an object sent as JSON, or a file (Blob) sent as it is.
-  function api(method, path, body) {
-    return fetch(setup.api + path, {
-      method: method,
-      credentials: "same-origin",
-      headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrf() },
-      body: body === undefined || body instanceof Blob ? body : JSON.stringify(body),
-    }).then(function (response) {
-      return response.json().catch(function () { return null; }).then(function (data) {
-        return { status: response.status, ok: response.ok, data: data };
-      });
-    }, function () {
-      // No answer at all (offline, server down): status 0, and a message to show.
-      return { status: 0, ok: false, data: { error: { code: "offline", message: T.offline } } };
-    });
-  }
-
-  function errorMessage(answer) {
-    return answer.data && answer.data.error ? answer.data.error.message : String(answer.status);
   }
 
   // --- status line, alert, publish button ----------------------------------------
@@ -236,47 +194,8 @@
     });
   }
 
-  // Arrows between the same two states fan out; a self-loop circles the top right
-  // corner. Bends the admin drew (vertices) win. Returns {transition index: points},
-  // for every arrow or (with `onlyState`) for the arrows touching that state.
-  function spreadVertices(onlyState) {
-    var groups = {};
-    var found = {};
-    graph.transitions.forEach(function (t, i) {
-      if (t.vertices && t.vertices.length) return;
-      if (onlyState && t.from !== onlyState && t.to !== onlyState) return;
-      var pair = [t.from, t.to].sort().join("\u0000");
-      (groups[pair] = groups[pair] || []).push(i);
-    });
-    Object.keys(groups).forEach(function (pair) {
-      var members = groups[pair];
-      members.forEach(function (index, k) {
-        var t = graph.transitions[index];
-        var a = stateByKey(t.from), b = stateByKey(t.to);
-        if (!a || !b) return;
-        if (t.from === t.to) {
-          var lift = 34 + 18 * k;
-          found[index] = [
-            { x: a.x + STATE_W - 20, y: a.y - lift },
-            { x: a.x + STATE_W + lift, y: a.y - lift },
-            { x: a.x + STATE_W + lift, y: a.y + 12 },
-          ];
-          return;
-        }
-        if (members.length === 1) { found[index] = []; return; }
-        var ax = a.x + STATE_W / 2, ay = a.y + STATE_H / 2, bx = b.x + STATE_W / 2, by = b.y + STATE_H / 2;
-        var dx = bx - ax, dy = by - ay, length = Math.hypot(dx, dy) || 1;
-        // Perpendicular offset, signed the same way whichever direction the arrow runs.
-        var sign = t.from < t.to ? 1 : -1;
-        var offset = (k - (members.length - 1) / 2) * 36 * sign;
-        found[index] = [{ x: (ax + bx) / 2 - (dy / length) * offset, y: (ay + by) / 2 + (dx / length) * offset }];
-      });
-    });
-    return found;
-  }
-
   function respread(stateKey) {
-    var found = spreadVertices(stateKey);
+    var found = spreadVertices(graph, stateKey);
     Object.keys(found).forEach(function (index) {
       var link = cells.getCell("transition:" + index);
       if (link) link.vertices(found[index]);
@@ -287,7 +206,7 @@
     graph.states = graph.states || [];
     graph.transitions = graph.transitions || [];
     graph.grants = graph.grants || [];
-    var spread = spreadVertices();
+    var spread = spreadVertices(graph);
     var list = graph.states.map(stateCell);
     graph.transitions.forEach(function (t, i) {
       var link = transitionCell(t, i);
@@ -1058,125 +977,10 @@
     paper.transformToFitContent({ padding: 30, maxScale: 1.2, minScale: 0.05 });
   }
 
-  // The arrows dagre lays out. A small flow gives it every arrow. In a large one, long
-  // arrows and arrows back to earlier steps make dagre's crossing reduction slow
-  // (seconds at 256 arrows), so it gets only the arrows one step forward from the draft
-  // state (by breadth-first distance): the same columns, in well under a second, with
-  // the other arrows drawn straight across.
-  var FULL_LAYOUT_ARROWS = 64;
-
-  function layoutEdges() {
-    var arrows = graph.transitions.filter(function (t) { return t.from !== t.to; });
-    var pairs = arrows.map(function (t) { return [t.from, t.to]; });
-    if (arrows.length <= FULL_LAYOUT_ARROWS) return pairs;
-    var start = graph.states.find(function (st) { return st.role === "draft"; }) || graph.states[0];
-    var distance = {};
-    var queue = start ? [start.key] : [];
-    if (start) distance[start.key] = 0;
-    while (queue.length) {
-      var at = queue.shift();
-      pairs.forEach(function (pair) {
-        if (pair[0] === at && !(pair[1] in distance)) {
-          distance[pair[1]] = distance[at] + 1;
-          queue.push(pair[1]);
-        }
-      });
-    }
-    return pairs.filter(function (pair) {
-      return pair[0] in distance && distance[pair[1]] === distance[pair[0]] + 1;
-    });
-  }
-
-  // Outcomes many steps lead to (rejected, withdrawn): reached from three or more states,
-  // with no way on but back to the start or to another such outcome. Ranked with the
-  // rest they would stretch the flow into one long chain, every step a column before
-  // them; they are set aside in a row of their own.
-  function outcomesAside() {
-    var start = graph.states.find(function (st) { return st.role === "draft"; });
-    var startKey = start ? start.key : null;
-    var exits = {}, sources = {};
-    graph.transitions.forEach(function (t) {
-      if (t.from === t.to) return;
-      (exits[t.from] = exits[t.from] || []).push(t.to);
-      (sources[t.to] = sources[t.to] || {})[t.from] = true;
-    });
-    var aside = {};
-    graph.states.forEach(function (s) {
-      if (s.key !== startKey && Object.keys(sources[s.key] || {}).length >= 3) aside[s.key] = true;
-    });
-    // Drop any with a way on to the flow itself, until none is left to drop.
-    for (var dropped = true; dropped;) {
-      dropped = false;
-      Object.keys(aside).forEach(function (key) {
-        if ((exits[key] || []).some(function (to) { return to !== startKey && !aside[to]; })) {
-          delete aside[key];
-          dropped = true;
-        }
-      });
-    }
-    return Object.keys(aside).length <= graph.states.length - 2 ? aside : {};
-  }
-
-  // Top-left positions by state key: dagre for the flow, then the outcomes set aside in
-  // a row below it (a column beside it, top to bottom), each under the mean of the
-  // states that lead there, none on top of another.
-  function layoutPositions(rankdir, edges, aside) {
-    var layout = new dagre.graphlib.Graph();
-    layout.setGraph({ rankdir: rankdir, nodesep: 50, ranksep: 90, marginx: 20, marginy: 20 });
-    layout.setDefaultEdgeLabel(function () { return {}; });
-    graph.states.forEach(function (s) {
-      if (!aside[s.key]) layout.setNode(s.key, { width: STATE_W, height: STATE_H });
-    });
-    edges.forEach(function (pair) {
-      if (!aside[pair[0]] && !aside[pair[1]]) layout.setEdge(pair[0], pair[1]);
-    });
-    dagre.layout(layout);
-    var pos = {};
-    layout.nodes().forEach(function (key) {
-      var node = layout.node(key);
-      pos[key] = { x: Math.round(node.x - STATE_W / 2), y: Math.round(node.y - STATE_H / 2) };
-    });
-    var along = rankdir === "LR" ? "x" : "y", across = rankdir === "LR" ? "y" : "x";
-    var size = { x: STATE_W, y: STATE_H };
-    var edge = 90 + Math.max.apply(null, Object.keys(pos).map(function (k) { return pos[k][across] + size[across]; }));
-    var wanted = Object.keys(aside).map(function (key) {
-      var from = graph.transitions.filter(function (t) { return t.to === key && pos[t.from]; });
-      var mean = from.reduce(function (sum, t) { return sum + pos[t.from][along]; }, 0) / (from.length || 1);
-      return { key: key, at: mean };
-    }).sort(function (a, b) { return a.at - b.at; });
-    var next = -Infinity;
-    wanted.forEach(function (w) {
-      var at = Math.round(Math.max(w.at, next));
-      pos[w.key] = {};
-      pos[w.key][along] = at;
-      pos[w.key][across] = edge;
-      next = at + size[along] + 60;
-    });
-    return pos;
-  }
-
-  // How large positions would be drawn once fitted to the canvas.
-  function fittedScale(pos) {
-    var keys = Object.keys(pos);
-    var xs = keys.map(function (k) { return pos[k].x; }), ys = keys.map(function (k) { return pos[k].y; });
-    var width = Math.max.apply(null, xs) - Math.min.apply(null, xs) + STATE_W;
-    var height = Math.max.apply(null, ys) - Math.min.apply(null, ys) + STATE_H;
-    var box = paper.el.getBoundingClientRect();
-    return Math.min(box.width / width, box.height / height);
-  }
-
   function autoLayout() {
     if (viewing || !graph.states.length) return;
     var started = performance.now();
-    var edges = layoutEdges();
-    var aside = outcomesAside();
-    // Left to right reads best; a long chain on a narrow canvas goes top to bottom when
-    // that draws it larger. A large flow gets one layout (two would double the wait).
-    var pos = layoutPositions("LR", edges, aside);
-    if (edges.length <= FULL_LAYOUT_ARROWS) {
-      var downward = layoutPositions("TB", edges, aside);
-      if (fittedScale(downward) > fittedScale(pos) * 1.25) pos = downward;
-    }
+    var pos = autoPositions(graph, paper.el.getBoundingClientRect());
     graph.states.forEach(function (s) {
       s.x = Math.max(0, pos[s.key].x);
       s.y = Math.max(0, pos[s.key].y);
@@ -1188,7 +992,7 @@
       var cell = cells.getCell("state:" + st.key);
       if (cell) cell.position(st.x, st.y);
     });
-    var spread = spreadVertices();
+    var spread = spreadVertices(graph);
     graph.transitions.forEach(function (t, i) {
       var link = cells.getCell("transition:" + i);
       if (link) link.vertices(spread[i] || []);
@@ -1200,35 +1004,16 @@
     changed();
   }
 
-  // A new state goes in the middle of what the admin sees or the nearest free place
-  // in view (same row first, then rows above and below), with room for an arrow to
-  // whatever is beside it; when the view is full, right of everything, fitted into view.
+  // A new state goes where freeSpot finds room in view; when the view is full, right of
+  // everything, and the view is fitted to show it.
   document.getElementById("add-state").addEventListener("click", function () {
     var box = paper.el.getBoundingClientRect();
     var low = paper.clientToLocalPoint({ x: box.left, y: box.top });
     var high = paper.clientToLocalPoint({ x: box.right, y: box.bottom });
-    var cx = (low.x + high.x - STATE_W) / 2, cy = (low.y + high.y - STATE_H) / 2;
-    var stepX = STATE_W + 120, stepY = STATE_H + 80;
-    function free(x, y) {
-      return !graph.states.some(function (s) { return Math.abs(s.x - x) < STATE_W + 40 && Math.abs(s.y - y) < STATE_H + 40; });
-    }
-    // With a margin: the handle sticks out on the right.
-    function inView(x, y) { return x >= low.x + 10 && y >= low.y + 10 && x + STATE_W + 20 <= high.x && y + STATE_H + 10 <= high.y; }
-    var offsets = [];
-    for (var i = -4; i <= 4; i++) for (var j = -4; j <= 4; j++) offsets.push([i, j]);
-    offsets.sort(function (a, b) {
-      var ringA = Math.max(Math.abs(a[0]), Math.abs(a[1])), ringB = Math.max(Math.abs(b[0]), Math.abs(b[1]));
-      return ringA - ringB || Math.abs(a[1]) - Math.abs(b[1]) || b[0] - a[0];
-    });
-    var spot = null;
-    offsets.some(function (o) {
-      var x = cx + o[0] * stepX, y = cy + o[1] * stepY;
-      if (free(x, y) && inView(x, y) && x >= 0 && y >= 0) spot = { x: x, y: y };
-      return spot;
-    });
+    var spot = freeSpot(graph, low, high);
     if (spot) return addState(spot.x, spot.y);
     var right = graph.states.reduce(function (most, s) { return Math.max(most, s.x); }, 0);
-    addState(right + stepX, Math.max(0, cy));
+    addState(right + STATE_W + 120, Math.max(0, (low.y + high.y - STATE_H) / 2));
     fit();
   });
   document.getElementById("delete-selected").addEventListener("click", removeSelected);
@@ -1254,42 +1039,33 @@
 
   // --- undo and redo ----------------------------------------------------------------
 
-  // Steps are the graph as saved: what one save (300 ms after the last change) sends is
-  // one step, so typing a label is undone as a word, not a letter. Loading, importing,
-  // publishing, discarding or starting from a version begins a new history.
-  var history = { undo: [], redo: [], current: null };
-  var MAX_STEPS = 200;
+  // One step per save (see history.js). Loading, importing, publishing, discarding or
+  // starting from a version begins a new history.
+  var edits = new EditHistory(200);
   var undoButton = document.getElementById("undo");
   var redoButton = document.getElementById("redo");
 
   function resetHistory() {
-    history = { undo: [], redo: [], current: JSON.stringify(graph) };
+    edits.reset(JSON.stringify(graph));
     refreshHistory();
   }
 
   function record() {
-    var now = JSON.stringify(graph);
-    if (now === history.current) return;
-    history.undo.push(history.current);
-    if (history.undo.length > MAX_STEPS) history.undo.shift();
-    history.redo = [];
-    history.current = now;
-    refreshHistory();
+    if (edits.record(JSON.stringify(graph))) refreshHistory();
   }
 
   function refreshHistory() {
     var locked = Boolean(viewing || conflict);
-    undoButton.disabled = locked || !(history.undo.length || dirty);
-    redoButton.disabled = locked || !history.redo.length;
+    undoButton.disabled = locked || !(edits.canUndo() || dirty);
+    redoButton.disabled = locked || !edits.canRedo();
   }
 
-  function step(from, to) {
+  function step(move) {
     if (viewing || conflict) return;
     record(); // an edit not saved yet is a step of its own
-    if (!from.length) return;
-    to.push(history.current);
-    history.current = from.pop();
-    graph = JSON.parse(history.current);
+    var snapshot = move();
+    if (snapshot === null) return;
+    graph = JSON.parse(snapshot);
     if (selected && !(selected.type === "state" ? stateByKey(selected.key) : graph.transitions[selected.index])) {
       selected = null;
     }
@@ -1298,8 +1074,8 @@
     changed(); // saved like any edit; record() finds nothing new
   }
 
-  function undo() { step(history.undo, history.redo); }
-  function redo() { step(history.redo, history.undo); }
+  function undo() { step(function () { return edits.undo(); }); }
+  function redo() { step(function () { return edits.redo(); }); }
   undoButton.addEventListener("click", undo);
   redoButton.addEventListener("click", redo);
   document.addEventListener("keydown", function (event) {
