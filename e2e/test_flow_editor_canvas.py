@@ -46,6 +46,10 @@ def _overlap(a: dict, b: dict) -> bool:
     )
 
 
+def _any_overlap(boxes: list[dict]) -> bool:
+    return any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+
+
 def test_states_are_renamed_on_the_canvas_and_the_view_zooms_pans_and_lays_out(page: Page):
     sign_in(page, "grace@acme.example")
     console = open_editor(page, KIND)
@@ -113,9 +117,7 @@ def test_states_are_renamed_on_the_canvas_and_the_view_zooms_pans_and_lays_out(p
 
     # Auto-layout: no two states on top of each other, and the positions are saved.
     page.get_by_role("button", name="Auto-layout").click()
-    keys = [s["key"] for s in saved_draft(page)["states"]]
-    boxes = [_box(page, key) for key in keys]
-    assert not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    assert not _any_overlap([_box(page, s["key"]) for s in saved_draft(page)["states"]])
     expect(page.get_by_test_id("save-status")).to_have_text("Saved as draft revision 3.")
     laid_out = saved_draft(page)
 
@@ -235,8 +237,7 @@ def test_parallel_arrows_and_a_self_loop_stay_readable(page: Page):
         assert box, key
         labels[key] = box
     # Three arrows between one pair: three separate labels, none over another.
-    boxes = list(labels.values())
-    assert not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    assert not _any_overlap(list(labels.values()))
     # The loop leaves the state and comes back to it: drawn above it, not through it.
     loop = page.locator('#paper [data-from="check"][data-to="check"] path').first.bounding_box()
     state = _box(page, "check")
@@ -313,10 +314,7 @@ def test_auto_layout_draws_a_long_flow_larger_on_a_narrow_canvas(page: Page):
     expect(page.get_by_test_id("save-status")).to_have_text("Saved as draft revision 1.")
     after = _box(page, "draft")["width"]
     assert after > before * 1.25, (before, after)
-    states = saved_draft(page)["states"]
-    keys = [s["key"] for s in states]
-    boxes = [_box(page, key) for key in keys]
-    assert not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    assert not _any_overlap([_box(page, s["key"]) for s in saved_draft(page)["states"]])
     screenshot(page, "flow-editor-claim-laid-out")
     discard_draft(page)
     assert console == []
