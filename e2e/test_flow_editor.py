@@ -152,6 +152,16 @@ def test_a_graph_at_the_size_caps_loads_and_lays_out_quickly(page: Page):
     )
     assert page.locator("#paper [data-role]").count() == 64
     assert page.locator("#paper [data-from]").count() == 256
+    # 64 states and 256 actions in the outline: the filter finds one.
+    find = page.get_by_label("Find a state or an action")
+    find.fill("(s63)")
+    states = page.get_by_test_id("outline").locator(".outline-state")
+    expect(states).to_have_text(["Step 63 (s63)"])
+    expect(page.locator("#outline-count")).to_have_text("1 of 64 states shown.")
+    find.fill("t4 → Step 1")  # an action: its state stays, with just the actions that match
+    expect(states).to_have_count(11)  # into Step 1 and Step 10…19
+    find.fill("")
+    expect(states).to_have_count(64)
     screenshot(page, "flow-editor-at-the-caps")
     discard_draft(page)
 

@@ -80,6 +80,7 @@ EDITOR_TEXT = {
     "comment_required": _l("Needs a comment"),
     "reverses": _l("Reverses the booking"),
     "from_to": _l("%(from)s → %(to)s"),
+    "outline_shown": _l("%(shown)s of %(all)s states shown."),
     "order_hint": _l("The order of the actions on a document's page"),
     "order_place": _l("Action %(n)s of %(of)s on a document's page."),
     "offer_earlier": _l("Offer earlier"),

@@ -325,41 +325,59 @@ import { EditHistory } from "./history.js";
 
   // --- outline (keyboard and screen readers) ---------------------------------------
 
+  var outlineFilter = document.getElementById("outline-filter");
+
+  // The outline shows what matches the filter (a state by its label or key, an action by
+  // its words): a state stays when any of its actions matches, with just those actions.
   function drawOutline() {
     var outline = document.getElementById("outline");
     var focusedKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.outline : null;
+    var wanted = outlineFilter.value.trim().toLowerCase();
+    function matches(text) { return !wanted || text.toLowerCase().indexOf(wanted) >= 0; }
+    var shown = 0;
     outline.replaceChildren();
     graph.states.forEach(function (s) {
       var exits = el("ul", {});
+      var stateText = label(s) + " (" + s.key + ")";
+      var stateMatches = matches(stateText);
       exitsOf(s.key).forEach(function (i) {
         var t = graph.transitions[i];
         var to = stateByKey(t.to);
+        var text = fmt(T.from_to, { from: label(t), to: to ? label(to) : t.to });
+        if (!stateMatches && !matches(text + " " + t.key)) return;
         exits.appendChild(el("li", {}, [
           el("button", {
             type: "button",
             class: "outline-item",
             "data-outline": "transition:" + i,
             "aria-pressed": selected && selected.type === "transition" && selected.index === i ? "true" : "false",
-            text: fmt(T.from_to, { from: label(t), to: to ? label(to) : t.to }),
+            text: text,
           }),
         ]));
       });
+      if (!stateMatches && !exits.children.length) return;
+      shown += 1;
       outline.appendChild(el("li", {}, [
         el("button", {
           type: "button",
           class: "outline-item outline-state",
           "data-outline": "state:" + s.key,
           "aria-pressed": selected && selected.type === "state" && selected.key === s.key ? "true" : "false",
-          text: label(s) + " (" + s.key + ")",
+          text: stateText,
         }),
         exits,
       ]));
     });
+    document.getElementById("outline-count").textContent = wanted
+      ? fmt(T.outline_shown, { shown: shown, all: graph.states.length })
+      : "";
     if (focusedKey) {
       var again = outline.querySelector('[data-outline="' + CSS.escape(focusedKey) + '"]');
       if (again) again.focus();
     }
   }
+
+  outlineFilter.addEventListener("input", drawOutline);
 
   // A state's exits as a document's page offers them: by `order`, ties in drawing order.
   function exitsOf(key) {
