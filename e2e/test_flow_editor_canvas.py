@@ -358,3 +358,31 @@ def test_an_admin_orders_the_actions_a_state_offers(page: Page):
     assert all(t.get("order") for t in graph["transitions"] if t["from"] == "submitted")
     discard_draft(page)
     assert console == []
+
+
+def test_a_state_is_duplicated_with_who_decides_there_and_named_at_once(page: Page):
+    sign_in(page, "grace@acme.example")
+    console = open_editor(page, KIND)
+    outline_item(page, "Approved (approved)").click()
+    page.get_by_test_id("duplicate-state").click()
+    rename = page.get_by_test_id("inline-rename")
+    expect(rename).to_be_focused()
+    rename.fill("Approved by finance")
+    rename.press("Enter")
+    expect(canvas_state(page, "approved_copy")).to_contain_text("Approved by finance")
+    graph = saved_when(page, lambda g: any(s["key"] == "approved_copy" for s in g["states"]))
+    grants = {
+        s: [g for g in graph["grants"] if g.get("state") == s]
+        for s in ("approved", "approved_copy")
+    }
+    assert len(grants["approved_copy"]) == len(grants["approved"]) == 2
+    assert [g["grantee"] for g in grants["approved_copy"]] == [
+        g["grantee"] for g in grants["approved"]
+    ]
+    # A copy of nothing's arrows: it waits to be connected (and says so).
+    assert not [t for t in graph["transitions"] if "approved_copy" in (t["from"], t["to"])]
+    expect(
+        page.get_by_test_id("problems").locator('[data-code="state_unreachable"]')
+    ).to_contain_text("approved_copy")
+    discard_draft(page)
+    assert console == []

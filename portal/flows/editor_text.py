@@ -30,6 +30,7 @@ EDITOR_TEXT = {
     "delete": _l("Delete"),
     "delete_initial": _l("The draft state is where every document starts: a flow needs it."),
     "new_state": _l("New state"),
+    "duplicate": _l("Duplicate this state"),
     "publish": _l("Publish"),
     "publish_blocked": _l("Publishing waits until every error is fixed (%(num)s left)."),
     "publish_unsaved": _l("Change something first: there is no draft to publish."),

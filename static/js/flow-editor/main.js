@@ -563,6 +563,9 @@ import { EditHistory } from "./history.js";
         }, { "data-path": base + ".escalate_after" }))
       );
       panel.appendChild(grantsFor(s));
+      if (!viewing) {
+        panel.appendChild(el("button", { type: "button", "data-testid": "duplicate-state", text: T.duplicate, onclick: function () { duplicateState(s.key); } }));
+      }
       drawPanelProblems();
       return;
     }
@@ -883,6 +886,27 @@ import { EditHistory } from "./history.js";
     var key = base, n = 2;
     while (taken.indexOf(key) >= 0) key = base + "_" + n++;
     return key;
+  }
+
+  // A copy of a state beside it, with its deadline and who may decide there (not its
+  // arrows); the rename input opens on it, since two states of one name would confuse.
+  function duplicateState(key) {
+    var s = stateByKey(key);
+    if (viewing || !s) return;
+    var copy = JSON.parse(JSON.stringify(s));
+    copy.key = uniqueKey(key + "_copy", graph.states.map(function (x) { return x.key; }));
+    if (copy.role === "draft") copy.role = "pending"; // a flow starts in one place
+    copy.x = s.x + 40;
+    copy.y = s.y + STATE_H + 60;
+    graph.states.push(copy);
+    graph.grants.filter(function (g) { return g.state === key; }).forEach(function (g) {
+      graph.grants.push(Object.assign(JSON.parse(JSON.stringify(g)), { state: copy.key }));
+    });
+    selected = { type: "state", key: copy.key };
+    draw();
+    drawProperties();
+    changed();
+    renameInline(selected);
   }
 
   function addState(x, y) {
