@@ -152,6 +152,14 @@ def test_problems_stand_beside_the_input_they_are_about(page: Page):
     key.press("Tab")
     expect(note).to_have_count(0)
     expect(panel.get_by_label("Key")).not_to_have_attribute("aria-invalid", "true")
+    # Another state's key: kept as it was, and said why (two states would merge).
+    key = panel.get_by_label("Key")
+    key.fill("approved")
+    key.press("Tab")
+    expect(page.get_by_test_id("save-status")).to_have_text(
+        "Another state already has the key approved: the key was kept."
+    )
+    expect(panel.get_by_label("Key")).to_have_value("budget_check")
 
     # A negative floor: its grant row is outlined, the message beside the floor.
     outline_item(page, "Approved (approved)").click()
@@ -174,6 +182,9 @@ def test_problems_stand_beside_the_input_they_are_about(page: Page):
     floor = panel.locator("[data-grant]").first.locator('[data-prop="floor"]')
     floor.fill("a lot")
     expect(page.get_by_test_id("editor-alert")).to_contain_text("grants[0].min_amount")
+    # The saved draft is not what the page shows: no publishing it, no leaving unasked.
+    expect(page.get_by_test_id("publish")).to_be_disabled()
+    expect(page.get_by_test_id("publish-reason")).to_contain_text("Not saved:")
     beside = floor.locator(
         "xpath=ancestor::div[contains(@class, 'field')][1]/following-sibling::p[1]"
     )
@@ -342,6 +353,8 @@ def test_an_admin_orders_the_actions_a_state_offers(page: Page):
     panel.get_by_role("button", name="Offer later").click()
     expect(exits).to_have_text(["Reject → Rejected", "Withdraw → Withdrawn", "Approve → Approved"])
     expect(panel.get_by_role("button", name="Offer later")).to_be_disabled()
+    # The panel is drawn afresh: focus stays in it, on the way back up.
+    expect(panel.get_by_role("button", name="Offer earlier")).to_be_focused()
     graph = saved_when(
         page,
         lambda g: (

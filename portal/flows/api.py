@@ -13,6 +13,7 @@ violations, each with its message in the admin's language. Errors come back as
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from types import SimpleNamespace
@@ -112,7 +113,8 @@ def import_file(kind: str):  # type: ignore[no-untyped-def]
     by the same loader as the flow page's upload, so a file that is not JSON says the
     line and column, a wrong shape names its path, and either changes nothing."""
     raw_revision = request.args.get("revision", "")
-    if not raw_revision.isdigit():
+    # ASCII digits only: str.isdigit() also passes "²", which int() refuses.
+    if not re.fullmatch(r"[0-9]{1,9}", raw_revision):
         raise DomainError("bad_request")
     if (request.content_length or 0) > MAX_DOCUMENT_BYTES:
         raise graphs.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)

@@ -100,6 +100,12 @@ EDITOR_TEXT = {
     "import_refused": _l("%(name)s was not imported, and nothing changed: %(message)s"),
     "export_version": _l("Export version %(version)s as JSON"),
     "offline": _l("The server could not be reached; nothing changed. Try again."),
+    "unexpected": _l(
+        "The server's answer was not understood (perhaps you were signed out). "
+        "Nothing changed: reload the page."
+    ),
+    "wait_for_save": _l("The last change is still being saved; try again in a moment."),
+    "key_taken": _l("Another state already has the key %(key)s: the key was kept."),
     "versions": _l("Versions"),
     "view": _l("View"),
     "start_from": _l("Start a draft from this version"),

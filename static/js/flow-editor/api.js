@@ -7,9 +7,10 @@ function csrf() {
 
 // The editor's JSON API under `base`: `api(method, path, body)` answers
 // {status, ok, data}, never rejects. `body`: an object sent as JSON, or a file (Blob)
-// sent as it is. No answer at all (offline, server down) is status 0 with `offline`
-// as its message.
-export function makeApi(base, offline) {
+// sent as it is. No answer at all (offline, server down) is status 0 with
+// `messages.offline`; an answer that is not the API's JSON (a sign-in page after the
+// session ended, a proxy's error page) is a failure with `messages.unexpected`.
+export function makeApi(base, messages) {
   return function api(method, path, body) {
     return fetch(base + path, {
       method: method,
@@ -18,10 +19,14 @@ export function makeApi(base, offline) {
       body: body === undefined || body instanceof Blob ? body : JSON.stringify(body),
     }).then(function (response) {
       return response.json().catch(function () { return null; }).then(function (data) {
+        if (response.redirected || data === null || typeof data !== "object") {
+          var status = response.ok ? 401 : response.status; // ok but not ours: signed out
+          return { status: status, ok: false, data: { error: { code: "unexpected", message: messages.unexpected } } };
+        }
         return { status: response.status, ok: response.ok, data: data };
       });
     }, function () {
-      return { status: 0, ok: false, data: { error: { code: "offline", message: offline } } };
+      return { status: 0, ok: false, data: { error: { code: "offline", message: messages.offline } } };
     });
   };
 }

@@ -34,7 +34,7 @@ import { EditHistory } from "./history.js";
   var retryDelay = 1000;
   var refusal = null; // the last save's refusal by path ({path, code, message}), shown inline
   var roundTrips = [];
-  var api = makeApi(setup.api, T.offline);
+  var api = makeApi(setup.api, { offline: T.offline, unexpected: T.unexpected });
 
   // --- small helpers --------------------------------------------------------------
 
@@ -70,10 +70,11 @@ import { EditHistory } from "./history.js";
     var reason;
     if (viewing) reason = fmt(T.viewing, { version: viewing });
     else if (dirty || saving) reason = T.saving;
+    else if (refusal) reason = fmt(T.refused, { message: refusal.message });
     else if (!doc || !doc.saved) reason = T.publish_unsaved;
     else if (doc.errors) reason = fmt(T.publish_blocked, { num: doc.errors });
     else reason = T.publish_ready;
-    publishButton.disabled = Boolean(viewing || !doc || !doc.saved || dirty || saving || doc.errors || conflict);
+    publishButton.disabled = Boolean(viewing || !doc || !doc.saved || dirty || saving || refusal || doc.errors || conflict);
     publishReason.textContent = reason;
     refreshHistory();
     // A version on show is read-only: nothing on the toolbar may change the draft.
@@ -515,8 +516,27 @@ import { EditHistory } from "./history.js";
     graph.grants.forEach(function (g) { if (g.state === from) g.state = to; });
   }
 
+  // The panel is drawn afresh on every structural edit; focus that was in it comes back
+  // to the same input (by its path in the graph) or button (by its test id), or to the
+  // nearest one still there, never to the page's top.
   function drawProperties() {
     var panel = document.getElementById("properties");
+    var had = panel.contains(document.activeElement) ? document.activeElement : null;
+    var path = had && had.getAttribute("data-path");
+    var id = had && had.getAttribute("data-testid");
+    buildProperties(panel);
+    if (!had) return;
+    var again = path !== null && path !== undefined
+      ? panel.querySelector('[data-path="' + CSS.escape(path) + '"]')
+      : id ? panel.querySelector('[data-testid="' + CSS.escape(id) + '"]') : null;
+    if (!again || again.disabled) {
+      again = panel.querySelector('[data-testid^="offer-"]:not([disabled])') ||
+        panel.querySelector("input:not([readonly]), select:not([disabled]), button:not([disabled])");
+    }
+    if (again) again.focus();
+  }
+
+  function buildProperties(panel) {
     panel.replaceChildren();
     if (!selected) {
       panel.dataset.path = "";
@@ -527,13 +547,19 @@ import { EditHistory } from "./history.js";
     }
     if (selected.type === "state") {
       var s = stateByKey(selected.key);
-      if (!s) { selected = null; return drawProperties(); }
+      if (!s) { selected = null; return buildProperties(panel); }
       var base = "states[" + graph.states.indexOf(s) + "]";
       panel.dataset.path = base;
       var keyInput = textInput(s.key, function () {}, { "data-prop": "key", "data-path": base + ".key", spellcheck: "false" });
       keyInput.addEventListener("change", function () {
         var next = keyInput.value.trim();
         if (!next || next === s.key) return;
+        if (stateByKey(next)) {
+          // Two states of one key would merge their arrows: keep this one's key.
+          keyInput.value = s.key;
+          say(fmt(T.key_taken, { key: next }));
+          return;
+        }
         renameState(s.key, next);
         s.key = next;
         selected = { type: "state", key: next };
@@ -571,7 +597,7 @@ import { EditHistory } from "./history.js";
     }
     var index = selected.index;
     var t = graph.transitions[index];
-    if (!t) { selected = null; return drawProperties(); }
+    if (!t) { selected = null; return buildProperties(panel); }
     var tBase = "transitions[" + index + "]";
     panel.dataset.path = tBase;
     var from = stateByKey(t.from), to = stateByKey(t.to);
@@ -597,8 +623,8 @@ import { EditHistory } from "./history.js";
       var siblings = exitsOf(t.from), place = siblings.indexOf(index);
       panel.appendChild(el("div", { class: "field order-buttons", role: "group", "aria-label": T.order_hint }, [
         el("span", { class: "hint", text: fmt(T.order_place, { n: place + 1, of: siblings.length }) }),
-        el("button", { type: "button", class: "link-button", disabled: place === 0, text: T.offer_earlier, onclick: function () { moveExit(index, -1); } }),
-        el("button", { type: "button", class: "link-button", disabled: place === siblings.length - 1, text: T.offer_later, onclick: function () { moveExit(index, 1); } }),
+        el("button", { type: "button", class: "link-button", "data-testid": "offer-earlier", disabled: place === 0, text: T.offer_earlier, onclick: function () { moveExit(index, -1); } }),
+        el("button", { type: "button", class: "link-button", "data-testid": "offer-later", disabled: place === siblings.length - 1, text: T.offer_later, onclick: function () { moveExit(index, 1); } }),
       ]));
     }
     labelFields(t, tBase, function () { draw(); }).forEach(function (f) { panel.appendChild(f); });
@@ -853,7 +879,9 @@ import { EditHistory } from "./history.js";
     input.focus();
     input.select();
     var done = false;
-    function finish(keep) {
+    // Enter and Escape hand focus back to the item in the outline; leaving the input
+    // for somewhere else leaves focus where the admin put it.
+    function finish(keep, refocus) {
       if (done) return;
       done = true;
       var after = input.value.trim();
@@ -866,6 +894,7 @@ import { EditHistory } from "./history.js";
         drawProperties();
         changed();
       }
+      if (!refocus) return;
       var key = ref.type === "state" ? "state:" + ref.key : "transition:" + ref.index;
       var back = document.querySelector('[data-outline="' + CSS.escape(key) + '"]');
       if (back) back.focus();
@@ -874,10 +903,10 @@ import { EditHistory } from "./history.js";
       if (event.key === "Enter" || event.key === "Escape") {
         event.preventDefault();
         event.stopPropagation();
-        finish(event.key === "Enter");
+        finish(event.key === "Enter", true);
       }
     });
-    input.addEventListener("blur", function () { finish(true); });
+    input.addEventListener("blur", function () { finish(true, false); });
   }
 
   // --- editing the structure -------------------------------------------------------
@@ -923,6 +952,7 @@ import { EditHistory } from "./history.js";
 
   function removeSelected() {
     if (!selected || viewing) return;
+    forgetVerdicts();
     if (selected.type === "state") {
       var s = stateByKey(selected.key);
       if (s && s.role === "draft") {
@@ -1064,6 +1094,7 @@ import { EditHistory } from "./history.js";
   document.getElementById("zoom-in").addEventListener("click", function () { zoom(1.2); });
   document.getElementById("zoom-out").addEventListener("click", function () { zoom(1 / 1.2); });
   document.addEventListener("keydown", function (event) {
+    if (dialog.open) return; // the publish confirmation is modal
     var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName);
     if (event.key === "Delete" && !typing && selected && !event.target.closest("#outline")) removeSelected();
   });
@@ -1072,7 +1103,7 @@ import { EditHistory } from "./history.js";
 
   // Leaving with an edit not yet saved (waiting, in flight, or retrying) asks first.
   window.addEventListener("beforeunload", function (event) {
-    if (!viewing && (dirty || saving)) {
+    if (!viewing && (dirty || saving || refusal)) {
       event.preventDefault();
       event.returnValue = T.leave_unsaved;
       return T.leave_unsaved;
@@ -1108,9 +1139,9 @@ import { EditHistory } from "./history.js";
     var snapshot = move();
     if (snapshot === null) return;
     graph = JSON.parse(snapshot);
-    if (selected && !(selected.type === "state" ? stateByKey(selected.key) : graph.transitions[selected.index])) {
-      selected = null;
-    }
+    forgetVerdicts();
+    // A transition is known by its index, which may name another arrow now.
+    if (selected && (selected.type === "transition" || !stateByKey(selected.key))) selected = null;
     draw();
     drawProperties();
     changed(); // saved like any edit; record() finds nothing new
@@ -1121,7 +1152,7 @@ import { EditHistory } from "./history.js";
   undoButton.addEventListener("click", undo);
   redoButton.addEventListener("click", redo);
   document.addEventListener("keydown", function (event) {
-    if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
+    if (dialog.open || !(event.ctrlKey || event.metaKey) || event.altKey) return;
     // In a text field the browser's own undo applies to the text.
     if (/^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName)) return;
     var key = event.key.toLowerCase();
@@ -1139,7 +1170,7 @@ import { EditHistory } from "./history.js";
   }
 
   function save() {
-    if (conflict) return;
+    if (conflict || viewing) return;
     if (saving) { saveTimer = setTimeout(save, SAVE_DELAY); return; }
     saving = true;
     dirty = false;
@@ -1194,6 +1225,41 @@ import { EditHistory } from "./history.js";
 
   // --- publish, discard, import, versions ----------------------------------------
 
+  // The last verdict names transitions by index: after a change of structure it may
+  // point at other arrows, so it is set aside until the next save answers.
+  function forgetVerdicts() {
+    if (doc) doc.violations = [];
+  }
+
+  // Actions that replace the draft wait for the autosave: an edit still waiting is
+  // sent now, and while a save is on its way they ask the admin to try again.
+  function settled() {
+    if (dirty && !saving && !conflict) {
+      clearTimeout(saveTimer);
+      save();
+    }
+    if (saving || dirty) {
+      say(T.wait_for_save);
+      return false;
+    }
+    return true;
+  }
+
+  // The server's draft replaces the page's: nothing selected, nothing pending.
+  function takeDraft(answer) {
+    clearTimeout(saveTimer);
+    viewing = null;
+    dirty = false;
+    refusal = null;
+    doc = answer;
+    graph = doc.graph;
+    graph.transitions = graph.transitions || [];
+    graph.grants = graph.grants || [];
+    selected = null;
+    reloadButton.textContent = T.reload;
+    resetHistory();
+  }
+
   var dialog = document.getElementById("publish-dialog");
 
   publishButton.addEventListener("click", function () {
@@ -1224,16 +1290,19 @@ import { EditHistory } from "./history.js";
     });
   });
   document.getElementById("publish-cancel").addEventListener("click", function () { dialog.close(); });
-  document.getElementById("publish-confirm").addEventListener("click", function () {
+  var confirmButton = document.getElementById("publish-confirm");
+  confirmButton.addEventListener("click", function () {
+    if (confirmButton.disabled) return;
+    confirmButton.disabled = true; // one publish per confirmation
     api("POST", "/draft/publish", { revision: doc.revision }).then(function (answer) {
+      confirmButton.disabled = false;
       dialog.close();
       if (answer.ok) {
-        doc = answer.data.draft;
-        graph = doc.graph;
-        resetHistory();
+        takeDraft(answer.data.draft);
         say(fmt(T.published, { version: answer.data.version }));
         alarm("");
         draw();
+        drawProperties();
         loadVersions();
       } else if (answer.status === 409) {
         conflict = true;
@@ -1242,18 +1311,20 @@ import { EditHistory } from "./history.js";
         alarm(errorMessage(answer), false);
       }
       refreshPublish();
-      publishButton.focus();
+      // Publish is disabled now: the status line says what happened.
+      statusLine.focus();
     });
   });
 
   document.getElementById("discard").addEventListener("click", function () {
-    if (!doc || !doc.saved || !window.confirm(T.discard_confirm)) return;
+    if (!doc || !doc.saved) return;
+    // A save on its way would land on a draft that is gone: let it land first.
+    if (saving) { say(T.wait_for_save); return; }
+    if (!window.confirm(T.discard_confirm)) return;
+    clearTimeout(saveTimer); // what was waiting goes with the draft
     api("POST", "/draft/discard", { revision: doc.revision }).then(function (answer) {
       if (!answer.ok) { alarm(errorMessage(answer), answer.status === 409); return; }
-      doc = answer.data;
-      graph = doc.graph;
-      resetHistory();
-      selected = null;
+      takeDraft(answer.data);
       say(T.discarded);
       draw();
       drawProperties();
@@ -1267,20 +1338,13 @@ import { EditHistory } from "./history.js";
   document.getElementById("import-file").addEventListener("change", function (event) {
     var file = event.target.files[0];
     event.target.value = "";
-    if (!file || viewing) return;
-    clearTimeout(saveTimer);
+    if (!file || viewing || !settled()) return;
     api("PUT", "/draft/import?revision=" + doc.revision, file).then(function (answer) {
       if (!answer.ok) {
         alarm(fmt(T.import_refused, { name: file.name, message: errorMessage(answer) }), answer.status === 409);
-        if (dirty) saveTimer = setTimeout(save, SAVE_DELAY); // the edits before it still go
         return;
       }
-      doc = answer.data;
-      graph = doc.graph;
-      resetHistory();
-      dirty = false;
-      refusal = null;
-      selected = null;
+      takeDraft(answer.data);
       alarm("");
       say(fmt(T.imported, { revision: doc.revision }));
       draw();
@@ -1309,6 +1373,7 @@ import { EditHistory } from "./history.js";
   }
 
   function showVersion(version) {
+    if (!viewing && !settled()) return; // the draft's last edit is saved before it goes
     api("GET", "/versions/" + version).then(function (answer) {
       if (!answer.ok) { alarm(fmt(T.failed, { message: errorMessage(answer) })); return; }
       viewing = version;
@@ -1326,16 +1391,16 @@ import { EditHistory } from "./history.js";
   }
 
   function startFrom(version) {
+    if (saving) { say(T.wait_for_save); return; }
+    clearTimeout(saveTimer); // the version replaces what was waiting
     api("POST", "/draft/from-version", { version: version, revision: doc.revision }).then(function (answer) {
       if (!answer.ok) { alarm(errorMessage(answer), answer.status === 409); return; }
-      viewing = null;
-      doc = answer.data;
-      graph = doc.graph;
-      resetHistory();
+      takeDraft(answer.data);
       alarm("");
       say(fmt(T.saved, { revision: doc.revision }));
       draw();
       fit();
+      drawProperties();
       refreshPublish();
     });
   }
@@ -1382,15 +1447,9 @@ import { EditHistory } from "./history.js";
   var pickers = {};
 
   function load() {
-    viewing = null;
-    reloadButton.textContent = T.reload;
     return api("GET", "/draft").then(function (answer) {
       if (!answer.ok) { alarm(fmt(T.failed, { message: errorMessage(answer) })); return; }
-      doc = answer.data;
-      graph = doc.graph;
-      graph.transitions = graph.transitions || [];
-      graph.grants = graph.grants || [];
-      resetHistory();
+      takeDraft(answer.data);
       var started = performance.now();
       draw();
       fit();
