@@ -10,6 +10,7 @@ actions in another order is.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -94,12 +95,22 @@ def _transition_content(placed: tuple[Transition, int]) -> Hashable:
     return replace(transition, vertices=(), order=0), place
 
 
+def _beyond(items: Iterable[Grant], other: Iterable[Grant]) -> tuple[Grant, ...]:
+    """The grants of ``items`` that ``other`` lacks, counted: a second identical grant
+    where there was one is one added."""
+    available = Counter(other)
+    extra = []
+    for grant in items:
+        if available[grant]:
+            available[grant] -= 1
+        else:
+            extra.append(grant)
+    return tuple(extra)
+
+
 def _grant_changes(before: Iterable[Grant], after: Iterable[Grant]) -> GrantChanges:
     old, new = tuple(before), tuple(after)
-    return GrantChanges(
-        added=tuple(g for g in new if g not in old),
-        removed=tuple(g for g in old if g not in new),
-    )
+    return GrantChanges(added=_beyond(new, old), removed=_beyond(old, new))
 
 
 def _field_content(f: DocumentField) -> Hashable:

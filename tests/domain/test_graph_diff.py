@@ -70,6 +70,10 @@ def test_grants_are_compared_by_what_they_say_in_the_graphs_order():
     assert changes.grants.added == (raised,)
     assert changes.grants.removed == ()
     assert diff(LEAVE, replace(LEAVE, grants=(raised,))).grants.removed == (grant,)
+    # Counted, not just compared: a second identical grant is one added (and one removed).
+    twice = diff(LEAVE, replace(LEAVE, grants=(grant, grant))).grants
+    assert (twice.added, twice.removed) == ((grant,), ())
+    assert diff(replace(LEAVE, grants=(grant, grant)), LEAVE).grants.removed == (grant,)
 
 
 def test_offering_the_actions_in_another_order_is_a_change_renumbering_them_is_not():
