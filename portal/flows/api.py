@@ -304,7 +304,7 @@ def route(kind: str):  # type: ignore[no-untyped-def]
         kind=kind,
         member_id=member,
         amount=amount,
-        graph=services.get_draft(actor, kind).graph,
+        graph=services.draft_graph(actor, kind),
     )
     return jsonify(
         {

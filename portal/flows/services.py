@@ -360,6 +360,23 @@ def list_versions(actor: Actor, kind: str) -> list[VersionSummary]:
     ]
 
 
+def draft_graph(actor: Actor, kind: str) -> Graph:
+    """The graph the editor works on — the saved draft, or the current version when
+    there is none — without judging it: for a route preview, a diff, a page title.
+    404 for a kind that has neither."""
+    require_admin(actor)
+    _check_kind(kind)
+    with _scoped(actor) as uow:
+        s = uow.session
+        stored = s.scalar(select(FlowDraft.graph).where(FlowDraft.kind == kind))
+        if stored is None:
+            latest = _latest(s, kind)
+            if latest is None:
+                raise NotFound("flow")
+            stored = latest.graph
+        return graphs.from_json(stored)
+
+
 def get_draft(actor: Actor, kind: str) -> DraftView:
     """The saved draft, or — when there is none — the current version as an unsaved
     draft (revision 0) so the editor always opens on something. 404 for a kind that
@@ -532,14 +549,14 @@ class DraftChanges:
 
 def draft_changes(actor: Actor, kind: str) -> DraftChanges:
     """What publishing the draft would change against the current version."""
-    draft = get_draft(actor, kind)
+    draft = draft_graph(actor, kind)
     try:
         current: Graph | None = current_version(actor, kind).graph
     except NotFound:
         current = None
-    graphs_named = (draft.graph,) if current is None else (current, draft.graph)
+    graphs_named = (draft,) if current is None else (current, draft)
     return DraftChanges(
-        diff(current, draft.graph), current, draft.graph, describe_references(actor, *graphs_named)
+        diff(current, draft), current, draft, describe_references(actor, *graphs_named)
     )
 
 

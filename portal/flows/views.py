@@ -219,8 +219,10 @@ def _editor_setup(kind: str) -> dict[str, object]:
 @bp.get("/<kind>/editor")
 @admin_required
 def editor(kind: str):  # type: ignore[no-untyped-def]
-    draft = services.get_draft(current_actor(), kind)  # 404 for a kind this org lacks
-    return render_template("flows/editor.html", kind=kind, draft=draft, setup=_editor_setup(kind))
+    # The script loads (and validates) the draft; the page needs its name, and a 404
+    # for a kind this organization lacks.
+    graph = services.draft_graph(current_actor(), kind)
+    return render_template("flows/editor.html", kind=kind, graph=graph, setup=_editor_setup(kind))
 
 
 def _revision() -> int:

@@ -197,6 +197,19 @@ def test_an_invalid_graph_is_saved_with_its_violations(acme, globex):
     assert services.get_draft(admin, "expense_claim").graph.grants == ()
 
 
+def test_the_draft_graph_is_the_draft_or_else_the_current_version_unjudged(acme, globex):
+    admin = acme.admin.actor
+    current = services.current_version(admin, "expense_claim").graph
+    assert services.draft_graph(admin, "expense_claim") == current
+
+    services.save_draft(admin, "expense_claim", _granting(current), revision=0)  # invalid
+
+    assert services.draft_graph(admin, "expense_claim").grants == ()
+    assert isinstance(_refusal(services.draft_graph, admin, "no_such_flow"), NotFound)
+    # Another organization's draft is not this one's.
+    assert services.draft_graph(globex.admin.actor, "expense_claim").grants != ()
+
+
 def test_a_graph_of_another_kind_cannot_be_saved_as_this_kind(acme, globex):
     admin = acme.admin.actor
     leave = _leave(admin)

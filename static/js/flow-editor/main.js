@@ -699,13 +699,7 @@ import { EditHistory } from "./history.js";
           changed();
         }, { spellcheck: "false", "data-path": base + ".choices" })));
       }
-      if (!viewing) {
-        row.appendChild(el("button", { type: "button", class: "link-button", text: T.remove, onclick: function () {
-          graph.fields.splice(i, 1);
-          drawProperties();
-          changed();
-        } }));
-      }
+      if (!viewing) row.appendChild(removeButton(graph.fields, i));
       box.appendChild(row);
     });
     if (!viewing) {
@@ -717,6 +711,15 @@ import { EditHistory } from "./history.js";
       } }));
     }
     panel.appendChild(box);
+  }
+
+  // "Remove" on a row of the panel (a field, a grant): the item leaves its list.
+  function removeButton(list, index) {
+    return el("button", { type: "button", class: "link-button", text: T.remove, onclick: function () {
+      list.splice(index, 1);
+      drawProperties();
+      changed();
+    } });
   }
 
   function grantsFor(s) {
@@ -764,13 +767,7 @@ import { EditHistory } from "./history.js";
         else g.max_escalation_levels = String(n) === value.trim() ? n : value;
         changed();
       }, { inputmode: "numeric", "data-prop": "max-levels", "data-path": base + ".max_escalation_levels" })));
-      if (!viewing) {
-        row.appendChild(el("button", { type: "button", class: "link-button", text: T.remove, onclick: function () {
-          graph.grants.splice(i, 1);
-          drawProperties();
-          changed();
-        } }));
-      }
+      if (!viewing) row.appendChild(removeButton(graph.grants, i));
       box.appendChild(row);
     });
     if (!viewing) {
