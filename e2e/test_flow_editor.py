@@ -269,6 +269,10 @@ def test_an_admin_draws_a_three_state_leave_flow_and_new_leave_runs_on_it(
     expect(page.get_by_test_id("save-status")).to_have_text(
         f"Published version {old_version + 1}. New documents start on it."
     )
+    # The history says who published it.
+    published = page.get_by_test_id("versions").locator(f'[data-version="{old_version + 1}"]')
+    expect(published).to_contain_text(f"v{old_version + 1}")
+    expect(published).to_contain_text("by Grace Lee")
     assert console == []
 
     # A new leave request runs on the new version; the earlier one stays where it began.

@@ -399,3 +399,73 @@ def test_a_state_is_duplicated_with_who_decides_there_and_named_at_once(page: Pa
     ).to_contain_text("approved_copy")
     discard_draft(page)
     assert console == []
+
+
+def test_the_panel_edits_deadlines_pickers_and_an_actions_flags(page: Page):
+    sign_in(page, "grace@acme.example")
+    console = open_editor(page, KIND)
+    legend = page.get_by_role("list", name="Legend").get_by_role("listitem")
+    expect(legend).to_have_count(6)
+
+    # A double click on empty canvas adds a state there.
+    page.evaluate("document.getElementById('paper').scrollIntoView({block: 'center'})")
+    paper = page.get_by_test_id("canvas").bounding_box()
+    assert paper
+    page.mouse.dblclick(paper["x"] + 40, paper["y"] + paper["height"] - 60)
+    expect(canvas_state(page, "step")).to_have_count(1)
+
+    # Its deadline: after two days, escalate one seat up; escalate after one day.
+    panel = page.get_by_test_id("properties")
+    panel.get_by_label("Deadline (such as 5d or 48h)").fill("2d")
+    panel.get_by_label("When the deadline passes").select_option(label="escalate one seat up")
+    panel.get_by_label("Escalate after (such as 2d)").fill("1d")
+
+    def step(g: dict) -> dict:
+        return next((s for s in g["states"] if s["key"] == "step"), {})  # {}: not saved yet
+
+    saved_when(
+        page,
+        lambda g: (
+            (step(g).get("deadline"), step(g).get("escalate_after"))
+            == ({"after": "2d", "on_breach": "escalate_up"}, "1d")
+        ),
+    )
+
+    # Who decides there, picked from the org chart: a member, then a seat.
+    panel.get_by_test_id("add-grant").click()
+    panel.get_by_label("Who", exact=True).select_option(label="A member")
+    panel.get_by_label("Member", exact=True).select_option(label="Daniel Tan <daniel@acme.example>")
+    saved_when(
+        page,
+        lambda g: any(
+            x.get("state") == "step"
+            and x["grantee"].get("kind") == "member"
+            and x["grantee"].get("member")
+            for x in g["grants"]
+        ),
+    )
+    panel.get_by_label("Who", exact=True).select_option(label="A seat")
+    panel.get_by_label("Seat", exact=True).select_option(index=1)
+    saved_when(
+        page,
+        lambda g: any(
+            x.get("state") == "step"
+            and x["grantee"].get("kind") == "position"
+            and x["grantee"].get("position")
+            for x in g["grants"]
+        ),
+    )
+
+    # An action's flags: a comment required, and it reverses the booking.
+    outline_item(page, "Submit → Submitted").click()
+    panel.get_by_label("Needs a comment").check()
+    panel.get_by_label("Reverses the booking").check()
+    saved_when(
+        page,
+        lambda g: any(
+            t["key"] == "submit" and t.get("comment") == "required" and t.get("reverses")
+            for t in g["transitions"]
+        ),
+    )
+    discard_draft(page)
+    assert console == []
