@@ -18,11 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import _choose_backend_name, _redis_url, create_postgres_database
+from tests.conftest import TEST_DB_NAME, _choose_backend_name, _redis_url, create_postgres_database
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).parent / "artifacts"
 AXE = Path(__file__).parent / "vendor" / "axe-core-4.14.1" / "axe.min.js"
+
+
+def _e2e_redis_url() -> str:
+    """The live server's Redis: the database just below the tests' own (14 beside 15)."""
+    base, _, number = _redis_url().rpartition("/")
+    return f"{base}/{int(number or 15) - 1}"
 
 
 def _free_port() -> int:
@@ -63,11 +69,11 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "PORTAL_LOGIN_MAX_FAILURES_PER_ADDRESS": "1000",
     }
     if _choose_backend_name() == "services":
-        app_url, owner_url = create_postgres_database("countersign_test_e2e")
+        app_url, owner_url = create_postgres_database(f"{TEST_DB_NAME}_e2e")
         env.update(
             PORTAL_DATABASE_URL=app_url,
             PORTAL_MIGRATE_DATABASE_URL=owner_url,
-            PORTAL_REDIS_URL=_redis_url().rsplit("/", 1)[0] + "/14",
+            PORTAL_REDIS_URL=_e2e_redis_url(),
         )
     else:
         env.update(PORTAL_DATABASE_URL=f"sqlite:///{instance / 'e2e.sqlite3'}", PORTAL_REDIS_URL="")

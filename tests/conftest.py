@@ -21,10 +21,12 @@ from portal.core import migrate
 from portal.core.clock import clock
 from portal.core.db import db
 from portal.core.queue import redis_holder
-from portal.flows.services import version_cache
-from portal.orgchart.routing import chart_cache
+from portal.flows.queries import version_cache
+from portal.orgchart.queries import chart_cache
 
-TEST_DB_NAME = "countersign_test"
+# Several checkouts can run their suites side by side on one server: each names its
+# own databases (and its own Redis databases, with PORTAL_TEST_REDIS_URL).
+TEST_DB_NAME = os.environ.get("PORTAL_TEST_DB_NAME", "countersign_test")
 OWNER_ROLE = "countersign_test_owner"
 APP_ROLE = "countersign_test_app"
 

@@ -20,7 +20,7 @@ from portal.config import SUPPORTED_LOCALES
 from portal.core.clock import clock
 from portal.core.ratelimit import FailureWindow
 from portal.core.security import hash_password, needs_rehash, verify_password
-from portal.core.uow import platform_work, unit_of_work
+from portal.core.uow import platform_work, unit_of_work_for
 from portal.domain.actor import Actor, Role, require_admin
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.naming import normalise_email, normalise_name, normalise_slug
@@ -307,12 +307,12 @@ def _member_rows(session, where=None) -> list[MemberRow]:  # type: ignore[no-unt
 
 
 def list_members(actor: Actor) -> list[MemberRow]:
-    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
+    with unit_of_work_for(actor) as uow:
         return _member_rows(uow.session)
 
 
 def get_member(actor: Actor, member_id: int) -> MemberRow:
-    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
+    with unit_of_work_for(actor) as uow:
         rows = _member_rows(uow.session, Membership.id == member_id)
     if not rows:
         raise NotFound("member")
@@ -324,7 +324,7 @@ def create_member(actor: Actor, *, email: str, name: str, roles: Iterable[str] =
     email = normalise_email(email)
     name = normalise_name(name)
     roles_list = _check_roles(roles)
-    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
+    with unit_of_work_for(actor) as uow:
         created = add_member_in(uow.session, email=email, name=name, roles=roles_list)
     return created
 
@@ -378,7 +378,7 @@ def _load_member_for_update(session, member_id: int) -> Membership:  # type: ign
 def set_member_roles(actor: Actor, member_id: int, roles: Iterable[str]) -> MemberRow:
     require_admin(actor)
     roles_list = _check_roles(roles)
-    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
+    with unit_of_work_for(actor) as uow:
         member = _load_member_for_update(uow.session, member_id)
         admins = _active_admin_ids(uow.session)
         if Role.ADMIN not in roles_list and admins <= {member.id}:
@@ -391,7 +391,7 @@ def deactivate_member(actor: Actor, member_id: int) -> MemberRow:
     require_admin(actor)
     if member_id == actor.member_id:
         raise DomainError("cannot_deactivate_self")
-    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
+    with unit_of_work_for(actor) as uow:
         member = _load_member_for_update(uow.session, member_id)
         if _active_admin_ids(uow.session) <= {member.id}:
             raise DomainError("last_admin")
@@ -401,7 +401,7 @@ def deactivate_member(actor: Actor, member_id: int) -> MemberRow:
 
 def reactivate_member(actor: Actor, member_id: int) -> MemberRow:
     require_admin(actor)
-    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
+    with unit_of_work_for(actor) as uow:
         member = _load_member_for_update(uow.session, member_id)
         member.active = True
     return get_member(actor, member_id)

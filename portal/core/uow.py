@@ -2,7 +2,7 @@
 
 Services open exactly one of these per public call::
 
-    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
+    with unit_of_work_for(actor) as uow:
         uow.session.add(...)
         uow.after_commit(lambda: queue.enqueue(...))
 
@@ -13,8 +13,9 @@ filter and into PostgreSQL's ``app.current_org`` for row-level security.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from sqlalchemy.orm import Session
 
@@ -44,6 +45,22 @@ def unit_of_work(org_id: int | None, *, user_id: int | None = None) -> Iterator[
         session.close()
     for callback in uow._after_commit:
         callback()
+
+
+class ActsInAnOrganization(Protocol):
+    """What a unit of work needs of whoever acts: the organization, and the user (none
+    for the platform itself)."""
+
+    @property
+    def org_id(self) -> int: ...
+
+    @property
+    def user_id(self) -> int | None: ...
+
+
+def unit_of_work_for(actor: ActsInAnOrganization) -> AbstractContextManager[UnitOfWork]:
+    """The unit of work of one service call made by ``actor``, in their organization."""
+    return unit_of_work(actor.org_id, user_id=actor.user_id)
 
 
 @contextmanager

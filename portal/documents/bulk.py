@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import bindparam, case, select
 
-from portal.core.uow import unit_of_work
+from portal.core.uow import unit_of_work_for
 from portal.documents.models import Document, Task, TaskStatus
 from portal.documents.services import DocumentView, get_document, transition_document
 from portal.domain.actor import Actor
@@ -140,7 +140,7 @@ def task_transitions(actor: Actor, items: Iterable[tuple[str, str]]) -> dict[str
     if not wanted:
         return {}
     found: dict[str, tuple[str, ...]] = {}
-    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
+    with unit_of_work_for(actor) as uow:
         for reference, state, keys in uow.session.connection().execute(
             _TASKS_ON,
             {"org": actor.org_id, "member": actor.member_id, "references": sorted(wanted)},

@@ -23,12 +23,12 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from portal.accounts.lookups import member_names
 from portal.accounts.models import Membership, Organization, User
+from portal.accounts.queries import member_names
 from portal.core import outbox
 from portal.core.clock import clock
 from portal.core.outbox import add_events
-from portal.core.uow import unit_of_work
+from portal.core.uow import unit_of_work_for
 from portal.documents.models import (
     Decision,
     Document,
@@ -43,15 +43,11 @@ from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import DocumentField, FieldType, Graph, StateRole
 from portal.domain.money import MAX_AMOUNT, check_amount
 from portal.domain.orgchart import ChartSnapshot
-from portal.flows import services as flows
-from portal.orgchart.routing import load_chart
+from portal.flows import queries as flows
+from portal.orgchart.queries import load_chart
 
 MAX_TEXT_FIELD = 2000
 PREFIXES = {"expense_claim": "EXP", "purchase_request": "PUR", "leave_request": "LVE"}
-
-
-def _scoped(actor: Actor | SystemActor):  # type: ignore[no-untyped-def]
-    return unit_of_work(actor.org_id, user_id=actor.user_id)
 
 
 # --- input checks --------------------------------------------------------------------------
@@ -334,7 +330,7 @@ def _view(session: Session, org_id: int, loaded: _Loaded) -> DocumentView:
 
 
 def get_document(actor: Actor | SystemActor, reference: str) -> DocumentView:
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         return _view(uow.session, actor.org_id, _load(uow.session, actor, reference))
 
 
@@ -379,7 +375,7 @@ def create_document(
     title = _check_title(title)
     check_amount(amount)
     now = clock.now()
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         base = s.scalars(
             select(Organization.base_currency).where(Organization.id == actor.org_id)
@@ -428,7 +424,7 @@ def update_document(
 ) -> DocumentView:
     """Edit a draft. Only the requester may, and only while it is in its draft state:
     the amount is frozen once the document has left it."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         loaded = _load(s, actor, reference, lock=True)
         doc = loaded.doc
@@ -483,7 +479,7 @@ def transition_document(
     """Take ``transition`` on the document at ``reference``, which the client saw in
     ``seen_state``. One transaction; every refusal is a ``TransitionRefused``."""
     comment = comment.strip()
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         loaded = _load(s, actor, reference, lock=True)
         doc = loaded.doc
@@ -711,7 +707,7 @@ class Available:
 def available_transitions(actor: Actor | SystemActor, reference: str) -> list[Available]:
     """Every exit of the document's current state, each allowed or with the reason it
     is not (authority and guard), in display order."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         loaded = _load(s, actor, reference)
         graph = flows.version_in(s, actor.org_id, loaded.doc.kind, loaded.doc.version).graph
@@ -761,7 +757,7 @@ class HistoryEntry:
 
 
 def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         doc = _load(s, actor, reference).doc
         return _history_in(s, _decisions(s, doc))
@@ -807,7 +803,7 @@ def _history_in(session: Session, rows: list[Any]) -> list[HistoryEntry]:
 def waiting_for(actor: Actor | SystemActor, reference: str) -> dict[str, list[str]]:
     """Who holds the document's open tasks now, by the transitions they may take: so a
     requester knows whom they are waiting for."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         return _waiting_in(s, _load(s, actor, reference).doc)
 
@@ -842,7 +838,7 @@ class ChainCheck:
 def verify_history(actor: Actor | SystemActor, reference: str) -> ChainCheck:
     """Recompute the document's hash chain from the stored records, and check it ends
     where the document says it does."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         doc = _load(s, actor, reference).doc
         return _chain_check(doc, _decisions(s, doc))
@@ -876,7 +872,7 @@ class DocumentPage:
 def document_page(actor: Actor | SystemActor, reference: str) -> DocumentPage:
     """The document, its exits for this actor, who holds it, and its verified history:
     one visibility check, one read of the decisions."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         loaded = _load(s, actor, reference)
         view = _view(s, actor.org_id, loaded)
@@ -891,7 +887,7 @@ def document_page(actor: Actor | SystemActor, reference: str) -> DocumentPage:
 
 
 def count_open_tasks(actor: Actor | SystemActor, reference: str) -> int:
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         doc = _load(s, actor, reference).doc
         return (
@@ -908,7 +904,6 @@ def count_open_tasks(actor: Actor | SystemActor, reference: str) -> int:
 # Appended as one section (the imports above belong to other sections' owners).
 
 from portal.domain.graph import Labels  # noqa: E402
-from portal.flows.models import FlowVersion  # noqa: E402
 
 MAX_PER_PAGE = 100
 
@@ -925,14 +920,9 @@ class StartableKind:
 
 def startable_kinds(actor: Actor) -> list[StartableKind]:
     """Every kind with a published version, by kind; any member may start one."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
-        rows = s.execute(
-            select(FlowVersion.kind, func.max(FlowVersion.version))
-            .where(FlowVersion.org_id == actor.org_id)
-            .group_by(FlowVersion.kind)
-            .order_by(FlowVersion.kind)
-        ).all()
+        rows = flows.published_kinds_in(s)
         return [
             StartableKind(
                 kind, flows.version_in(s, actor.org_id, kind, number).graph.labels, number
@@ -954,7 +944,7 @@ class NewDocument:
 
 def new_document_setup(actor: Actor, kind: str) -> NewDocument:
     """The form for a new ``kind`` document; ``NotFound`` when nothing is published."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         _, version = flows.current_version_in(s, actor.org_id, kind[:63])
         base = s.scalars(
@@ -998,7 +988,7 @@ def list_my_documents(
         where.append(_DOC.c.kind == kind[:63])
     if state:
         where.append(_DOC.c.state == state[:63])
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         conn = uow.session.connection()
         total = conn.scalar(select(func.count()).select_from(_DOC).where(*where)) or 0
         pages = max(1, -(-total // per_page))
@@ -1040,7 +1030,7 @@ NOTIFICATIONS_SHOWN = 50
 
 def list_notifications(actor: Actor) -> list[NotificationView]:
     """The member's latest notifications, newest first."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         rows = uow.session.scalars(
             select(Notification)
             .where(Notification.member_id == actor.member_id)
@@ -1070,7 +1060,7 @@ _UNREAD = select(func.count(Notification.id)).where(
 
 
 def count_unread_notifications(actor: Actor) -> int:
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         return count_unread_in(uow.session.connection(), actor)
 
 
@@ -1084,7 +1074,7 @@ def count_unread_in(connection: Connection, actor: Actor) -> int:
 def mark_notifications_read(actor: Actor, ids: list[int] | None = None) -> int:
     """Mark the member's notifications read: the given ones, or all of them. Another
     member's ids are simply not theirs to mark (nothing happens)."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         stmt = (
             update(Notification)
             .where(Notification.member_id == actor.member_id, Notification.read_at.is_(None))

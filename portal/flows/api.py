@@ -30,7 +30,7 @@ from portal.domain.graph import MAX_DOCUMENT_BYTES, GranteeKind
 from portal.domain.graph_diff import Changes
 from portal.domain.resolution import Gap
 from portal.domain.validate import Violation, errors_in
-from portal.flows import services, wording
+from portal.flows import queries, services, wording
 from portal.orgchart import routing
 from portal.orgchart import services as orgchart
 from portal.web.auth import admin_required
@@ -268,7 +268,7 @@ def versions(kind: str):  # type: ignore[no-untyped-def]
                 "published_at": v.published_at.isoformat(),
                 "published_by": v.published_by,
             }
-            for v in services.list_versions(current_actor(), kind)
+            for v in queries.list_versions(current_actor(), kind)
         ]
     )
 
@@ -276,7 +276,7 @@ def versions(kind: str):  # type: ignore[no-untyped-def]
 @bp.get("/versions/<int:version>")
 @admin_required
 def version(kind: str, version: int):  # type: ignore[no-untyped-def]
-    view = services.get_version(current_actor(), kind, version)
+    view = queries.get_version(current_actor(), kind, version)
     return jsonify({"version": view.version, "graph": graphs.to_json(view.graph)})
 
 

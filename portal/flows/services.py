@@ -21,13 +21,12 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from portal.accounts.lookups import member_names
 from portal.accounts.models import Membership, Organization
-from portal.core.cache import LruCache
+from portal.accounts.queries import member_names
 from portal.core.clock import clock
-from portal.core.uow import unit_of_work
+from portal.core.uow import unit_of_work, unit_of_work_for
 from portal.domain import graph as graphs
-from portal.domain.actor import Actor, SystemActor, require_admin
+from portal.domain.actor import Actor, require_admin
 from portal.domain.errors import Conflict, DomainError, NotFound
 from portal.domain.graph import (
     KEY_PATTERN,
@@ -41,6 +40,15 @@ from portal.domain.graph_diff import GraphDiff, diff
 from portal.domain.validate import Violation, errors_in, grantee_violations, validate
 from portal.flows import seeded
 from portal.flows.models import FlowDraft, FlowVersion
+from portal.flows.queries import (
+    MAX_NUMBER,
+    VersionView,
+    current_version,
+    get_version,
+    latest_version_in,
+    version_cache,
+    version_view_in,
+)
 from portal.orgchart.models import Position, PositionHolding
 
 
@@ -88,16 +96,6 @@ class DraftView:
 
 
 @dataclass(frozen=True)
-class VersionView:
-    kind: str
-    version: int
-    graph: Graph
-    digest: str
-    published_at: datetime
-    published_by: str | None  # None: published by the platform (the seeded v1)
-
-
-@dataclass(frozen=True)
 class ReadinessWarning:
     """A grant of a current version that can no longer resolve to anybody."""
 
@@ -109,30 +107,13 @@ class ReadinessWarning:
     params: dict[str, Any]
 
 
-# --- the version cache ------------------------------------------------------------------
-
-
-# Loaded versions by (org, kind, version). Versions are immutable, so an entry never goes
-# stale; the org is part of the key, so one tenant never reads another's.
-version_cache: LruCache[tuple[int, str, int], VersionView] = LruCache(512)
-
-
 # --- helpers ----------------------------------------------------------------------------
-
-
-def _scoped(actor: Actor | SystemActor):  # type: ignore[no-untyped-def]
-    return unit_of_work(actor.org_id, user_id=actor.user_id)
 
 
 def _check_kind(kind: str) -> str:
     if not KEY_PATTERN.match(kind):
         raise NotFound("flow")
     return kind
-
-
-# No revision or version number beyond this is ever issued; a larger one from a request
-# is refused here, since the database could not even compare it with a column.
-MAX_NUMBER = 2**31 - 1
 
 
 def _check_revision(revision: int) -> int:
@@ -197,24 +178,6 @@ def _validate_in(session: Session, org_id: int, graph: Graph) -> list[Violation]
     )
 
 
-def _latest(session: Session, kind: str) -> FlowVersion | None:
-    return session.scalars(
-        select(FlowVersion).where(FlowVersion.kind == kind).order_by(FlowVersion.version.desc())
-    ).first()
-
-
-def _version_view(session: Session, row: FlowVersion) -> VersionView:
-    names = member_names(session, [row.published_by])
-    return VersionView(
-        kind=row.kind,
-        version=row.version,
-        graph=graphs.from_json(row.graph),
-        digest=row.digest,
-        published_at=row.published_at,
-        published_by=names.get(row.published_by) if row.published_by else None,
-    )
-
-
 def _draft_view(session: Session, org_id: int, row: FlowDraft) -> DraftView:
     graph = graphs.from_json(row.graph)
     return DraftView(
@@ -234,7 +197,7 @@ def _draft_view(session: Session, org_id: int, row: FlowDraft) -> DraftView:
 def _gone(session: Session, kind: str) -> DomainError:
     """No draft to act on: published or discarded since the page was loaded (a second
     click, a colleague) — or, for a kind this organization does not have, not found."""
-    if _latest(session, kind) is None:
+    if latest_version_in(session, kind) is None:
         return NotFound("flow")
     return Conflict("draft_gone")
 
@@ -249,7 +212,7 @@ def _stale(current: int) -> Conflict:
 def list_flows(actor: Actor) -> list[FlowSummary]:
     """Every kind this organization has published or is drafting, by kind."""
     require_admin(actor)
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         latest = {
             kind: (version, published_at)
@@ -281,96 +244,17 @@ def list_flows(actor: Actor) -> list[FlowSummary]:
     ]
 
 
-def get_version(actor: Actor | SystemActor, kind: str, version: int) -> VersionView:
-    """One published version. Any member may read it: documents are decided under it."""
-    cached = version_cache.get((actor.org_id, kind, version))
-    if cached is not None:  # versions never change: no need to open a transaction
-        return cached
-    with _scoped(actor) as uow:
-        return version_in(uow.session, actor.org_id, kind, version)
-
-
-def version_in(session: Session, org_id: int, kind: str, version: int) -> VersionView:
-    """``get_version`` inside the caller's unit of work (the engine's transaction)."""
-    if not 1 <= version <= MAX_NUMBER:
-        raise NotFound("flow_version")
-    key = (org_id, kind, version)
-    cached = version_cache.get(key)
-    if cached is not None:
-        return cached
-    row = session.scalars(
-        select(FlowVersion).where(FlowVersion.kind == kind, FlowVersion.version == version)
-    ).first()
-    if row is None:
-        raise NotFound("flow_version")
-    view = _version_view(session, row)
-    version_cache.put(key, view)
-    return view
-
-
-def current_version_in(session: Session, org_id: int, kind: str) -> tuple[int, VersionView]:
-    """The newest version of a kind and its row id, inside the caller's unit of work."""
-    row = session.execute(
-        select(FlowVersion.id, FlowVersion.version)
-        .where(FlowVersion.kind == kind)
-        .order_by(FlowVersion.version.desc())
-        .limit(1)
-    ).first()
-    if row is None:
-        raise NotFound("flow")
-    return row.id, version_in(session, org_id, kind, row.version)
-
-
-def current_version(actor: Actor | SystemActor, kind: str) -> VersionView:
-    """The newest version of a kind: the one new documents start on."""
-    with _scoped(actor) as uow:
-        number = uow.session.scalar(
-            select(func.max(FlowVersion.version)).where(FlowVersion.kind == kind)
-        )
-    if number is None:
-        raise NotFound("flow")
-    return get_version(actor, kind, number)
-
-
-@dataclass(frozen=True)
-class VersionSummary:
-    version: int
-    digest: str
-    published_at: datetime
-    published_by: str | None
-
-
-def list_versions(actor: Actor, kind: str) -> list[VersionSummary]:
-    """Newest first."""
-    require_admin(actor)
-    with _scoped(actor) as uow:
-        rows = uow.session.execute(
-            select(
-                FlowVersion.version,
-                FlowVersion.digest,
-                FlowVersion.published_at,
-                FlowVersion.published_by,
-            )
-            .where(FlowVersion.kind == kind)
-            .order_by(FlowVersion.version.desc())
-        ).all()
-        names = member_names(uow.session, [r.published_by for r in rows])
-    return [
-        VersionSummary(r.version, r.digest, r.published_at, names.get(r.published_by)) for r in rows
-    ]
-
-
 def draft_graph(actor: Actor, kind: str) -> Graph:
     """The graph the editor works on — the saved draft, or the current version when
     there is none — without judging it: for a route preview, a diff, a page title.
     404 for a kind that has neither."""
     require_admin(actor)
     _check_kind(kind)
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         stored = s.scalar(select(FlowDraft.graph).where(FlowDraft.kind == kind))
         if stored is None:
-            latest = _latest(s, kind)
+            latest = latest_version_in(s, kind)
             if latest is None:
                 raise NotFound("flow")
             stored = latest.graph
@@ -383,12 +267,12 @@ def get_draft(actor: Actor, kind: str) -> DraftView:
     has neither."""
     require_admin(actor)
     _check_kind(kind)
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         row = s.scalars(select(FlowDraft).where(FlowDraft.kind == kind)).first()
         if row is not None:
             return _draft_view(s, actor.org_id, row)
-        latest = _latest(s, kind)
+        latest = latest_version_in(s, kind)
         if latest is None:
             raise NotFound("flow")
         graph = graphs.from_json(latest.graph)
@@ -418,13 +302,13 @@ def save_draft(actor: Actor, kind: str, graph: Graph, *, revision: int) -> Draft
         raise DomainError("graph_kind_mismatch", kind=graph.kind[:64], expected=kind)
     data = graphs.to_json(graph.normalised())
     now = clock.now()
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         if revision == 0:
             existing = s.scalar(select(FlowDraft.revision).where(FlowDraft.kind == kind))
             if existing is not None:
                 raise _stale(existing)
-            latest = _latest(s, kind)
+            latest = latest_version_in(s, kind)
             row = FlowDraft(
                 kind=kind,
                 revision=1,
@@ -464,7 +348,7 @@ def discard_draft(actor: Actor, kind: str, *, revision: int) -> None:
     require_admin(actor)
     _check_kind(kind)
     _check_revision(revision)
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         result = s.execute(
             delete(FlowDraft)
@@ -485,7 +369,7 @@ def publish_draft(actor: Actor, kind: str, *, revision: int) -> VersionView:
     stays for the admin to fix. On success the draft is consumed."""
     require_admin(actor)
     _check_kind(kind)
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         row = s.scalars(select(FlowDraft).where(FlowDraft.kind == kind).with_for_update()).first()
         if row is None:
@@ -498,14 +382,14 @@ def publish_draft(actor: Actor, kind: str, *, revision: int) -> VersionView:
             raise FlowInvalid(violations)
         version = _append_version(s, graph, published_by=actor.member_id)
         s.delete(row)
-        view = _version_view(s, version)
+        view = version_view_in(s, version)
     version_cache.put((actor.org_id, kind, view.version), view)
     return view
 
 
 def _append_version(session: Session, graph: Graph, *, published_by: int | None) -> FlowVersion:
     graph = graph.normalised()
-    latest = _latest(session, graph.kind)
+    latest = latest_version_in(session, graph.kind)
     row = FlowVersion(
         kind=graph.kind,
         version=(latest.version if latest else 0) + 1,
@@ -525,7 +409,7 @@ def _append_version(session: Session, graph: Graph, *, published_by: int | None)
 
 def base_currency(actor: Actor) -> str:
     """The organization's base currency: grant floors are written in it."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         return _base_currency(uow.session, actor.org_id)
 
 
@@ -576,7 +460,7 @@ def import_draft(
         kind = graph.kind
         if not KEY_PATTERN.match(kind):
             raise DomainError("flow_kind_invalid", field="file", kind=kind[:64])
-        with _scoped(actor) as uow:
+        with unit_of_work_for(actor) as uow:
             if uow.session.scalar(select(FlowDraft.id).where(FlowDraft.kind == kind)):
                 raise DomainError("draft_exists", field="file", kind=kind)
     return save_draft(actor, kind, graph, revision=revision)
@@ -595,7 +479,7 @@ def describe_references(actor: Actor, *graphs_named: Graph) -> References:
     grants = [g for graph in graphs_named for g in graph.grants]
     member_ids = {g.grantee.member for g in grants if g.grantee.member is not None}
     position_ids = {g.grantee.position for g in grants if g.grantee.position is not None}
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         members = member_names(s, member_ids)
         positions = {
@@ -666,7 +550,7 @@ def flow_readiness(actor: Actor, *, as_of: date | None = None) -> list[Readiness
     holds; and seeded kinds that have no version at all."""
     require_admin(actor)
     day = as_of or clock.today()
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         numbers = dict(
             s.execute(

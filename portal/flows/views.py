@@ -21,7 +21,7 @@ from portal.domain.graph import (
 )
 from portal.domain.locales import SUPPORTED_LOCALES
 from portal.domain.validate import errors_in
-from portal.flows import services, wording
+from portal.flows import queries, services, wording
 from portal.flows.editor_text import EDITOR_TEXT
 from portal.flows.forms import ImportForm, RevisionForm
 from portal.web.auth import admin_required
@@ -140,7 +140,7 @@ def _flash_saved(draft: services.DraftView) -> None:
 def _flow_page(kind: str, form: ImportForm | None = None, status: int = 200, violations=None):  # type: ignore[no-untyped-def]
     actor = current_actor()
     draft = services.get_draft(actor, kind)
-    versions = services.list_versions(actor, kind)
+    versions = queries.list_versions(actor, kind)
     form = form or ImportForm(revision=str(draft.revision))
     return (
         render_template(

@@ -17,12 +17,12 @@ from sqlalchemy import bindparam, case, func, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.models import Membership, User
-from portal.core.uow import unit_of_work
+from portal.core.uow import unit_of_work_for
 from portal.documents.models import Document, Task, TaskStatus
 from portal.documents.services import count_unread_in
 from portal.domain.actor import Actor
 from portal.domain.graph import Graph
-from portal.flows import services as flows
+from portal.flows import queries as flows
 
 DEFAULT_LIMIT = 200
 
@@ -109,7 +109,7 @@ class InboxPage:
 
 def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT) -> InboxPage:
     """The member's open tasks, one row per document, most urgent first."""
-    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
+    with unit_of_work_for(actor) as uow:
         connection = uow.session.connection()
         params = {"org": actor.org_id, "member": actor.member_id}
         # A page plus one row tells whether there are more, unless a document holds two
@@ -145,7 +145,7 @@ def _page_of(session: Session, org_id: int, tasks: list[Any], limit: int) -> Inb
 
 def count_open_tasks(actor: Actor) -> int:
     """How many open tasks the member has (the nav badge): one COUNT on the partial index."""
-    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
+    with unit_of_work_for(actor) as uow:
         count = uow.session.connection().execute(
             _COUNT_OPEN, {"org": actor.org_id, "member": actor.member_id}
         )

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from portal.accounts.models import Membership, User
 from portal.accounts.services import add_member_in
 from portal.core.clock import clock
-from portal.core.uow import unit_of_work
+from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, Role, require_admin
 from portal.domain.errors import DomainError, RowError, RowErrors
 from portal.domain.naming import normalise_code, normalise_email, normalise_name
@@ -90,7 +90,7 @@ def import_csv(actor: Actor, kind: str, data: bytes) -> ImportResult:
     require_admin(actor)
     importer = IMPORTERS[kind]
     rows = parse_csv(data, kind)
-    with unit_of_work(actor.org_id, user_id=actor.user_id) as uow:
+    with unit_of_work_for(actor) as uow:
         errors: list[RowError] = []
         apply = importer(uow.session, rows, errors)
         if errors:

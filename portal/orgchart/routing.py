@@ -12,118 +12,23 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.accounts.lookups import member_names
 from portal.accounts.models import Membership, Organization, User
-from portal.core.cache import LruCache
+from portal.accounts.queries import member_names
 from portal.core.clock import clock
-from portal.core.db import TenantNotSet
-from portal.core.uow import unit_of_work
+from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, SystemActor, require_admin
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import Grant, Graph, Labels
 from portal.domain.money import check_amount
-from portal.domain.orgchart import ChartSnapshot, Seat, Unit
 from portal.domain.resolution import Gap, Resolution, resolve_all
 from portal.domain.routing import Route, route
+from portal.flows import queries as flow_queries
 from portal.flows import services as flows
-from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
-
-
-def _scoped(actor: Actor | SystemActor):  # type: ignore[no-untyped-def]
-    return unit_of_work(actor.org_id, user_id=actor.user_id)
-
-
-_P = Position.__table__
-_OU = OrgUnit.__table__
-_M = Membership.__table__
-_H = PositionHolding.__table__
-_SEATS = select(
-    _P.c.id, _P.c.code, _P.c.title, _P.c.unit_id, _P.c.reports_to_id, _P.c.active
-).where(_P.c.org_id == bindparam("org"))
-_UNITS = select(_OU.c.id, _OU.c.code, _OU.c.name, _OU.c.parent_id, _OU.c.head_position_id).where(
-    _OU.c.org_id == bindparam("org")
-)
-_MEMBERSHIPS = select(_M.c.id, _M.c.active, _M.c.roles).where(_M.c.org_id == bindparam("org"))
-_HOLDINGS = (
-    select(_H.c.member_id, _H.c.position_id, _H.c.kind)
-    .where(
-        _H.c.org_id == bindparam("org"),
-        _H.c.valid_from <= bindparam("day"),
-        (_H.c.valid_to.is_(None)) | (_H.c.valid_to >= bindparam("day")),
-    )
-    .order_by(_H.c.id)
-)
-
-
-# Snapshots by (org, chart version, day). The version changes with every chart or
-# membership row (database triggers) and is never reused, so an entry never goes stale;
-# the org is part of the key, so no tenant reads another's.
-chart_cache: LruCache[tuple[int, int, date], ChartSnapshot] = LruCache(256)
-_CHART_VERSION = select(Organization.__table__.c.chart_version).where(
-    Organization.__table__.c.id == bindparam("org")
-)
-
-
-def load_chart(session: Session, day: date, *, version: int | None = None) -> ChartSnapshot:
-    """The chart on ``day``: every seat and unit, the holdings that cover the day
-    (active members only: a holding can outlive its membership), and the roles —
-    from the cache when the organization's chart version has not moved. Pass the
-    ``version`` when it was read already (the engine reads it with the document)."""
-    org_id = session.info.get("org_id")
-    if org_id is None:
-        raise TenantNotSet()
-    if version is None:
-        version = session.connection().execute(_CHART_VERSION, {"org": org_id}).scalar_one()
-    key = (org_id, version, day)
-    cached = chart_cache.get(key)
-    if cached is not None:
-        return cached
-    chart = _read_chart(session, org_id, day)
-    chart_cache.put(key, chart)
-    return chart
-
-
-def _read_chart(session: Session, org_id: int, day: date) -> ChartSnapshot:
-    # Core reads with an explicit tenant predicate (row-level security behind it on
-    # PostgreSQL): ORM entities for a whole chart would cost more than the rules.
-    conn = session.connection()
-    seats = {
-        r.id: Seat(r.id, r.code, r.title, r.unit_id, r.reports_to_id, r.active)
-        for r in conn.execute(_SEATS, {"org": org_id})
-    }
-    units = {
-        r.id: Unit(r.id, r.code, r.name, r.parent_id, r.head_position_id)
-        for r in conn.execute(_UNITS, {"org": org_id})
-    }
-    memberships = conn.execute(_MEMBERSHIPS, {"org": org_id}).all()
-    active = frozenset(m.id for m in memberships if m.active)
-    roles: dict[str, set[int]] = {}
-    for m in memberships:
-        if m.active:
-            for role in m.roles:
-                roles.setdefault(role, set()).add(m.id)
-    holders: dict[int, set[int]] = {}
-    primary: dict[int, int] = {}
-    holdings = conn.execute(_HOLDINGS, {"org": org_id, "day": day})
-    for h in holdings:
-        if h.member_id not in active:
-            continue
-        holders.setdefault(h.position_id, set()).add(h.member_id)
-        if h.kind == HoldingKind.PRIMARY:
-            # Overlapping primaries are refused when seated; the first one stands.
-            primary.setdefault(h.member_id, h.position_id)
-    return ChartSnapshot(
-        day=day,
-        seats=seats,
-        units=units,
-        holders={p: tuple(sorted(ms)) for p, ms in holders.items()},
-        primary=primary,
-        active_members=active,
-        roles={r: tuple(sorted(ms)) for r, ms in roles.items()},
-    )
+from portal.orgchart.models import OrgUnit, Position
+from portal.orgchart.queries import load_chart
 
 
 def resolve_grants(
@@ -134,7 +39,7 @@ def resolve_grants(
     on: date | None = None,
 ) -> list[Resolution]:
     """Resolve (index, grant) pairs for ``requester`` as of ``on`` (today by default)."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         chart = load_chart(uow.session, on or clock.today())
     return resolve_all(grants, requester, chart)
 
@@ -148,7 +53,7 @@ def route_document(
     on: date | None = None,
 ) -> Route:
     """Every approval step of ``graph`` for this requester and amount."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         chart = load_chart(uow.session, on or clock.today())
     return route(graph, requester, amount, chart)
 
@@ -185,7 +90,7 @@ def preview_choices(actor: Actor) -> PreviewChoices:
         for f in flows.list_flows(actor)
         if f.current_version is not None
     ]
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         rows = s.execute(
             select(Membership.id, User.name, User.email)
@@ -244,13 +149,13 @@ def preview_route(
     day = on or clock.today()
     if graph is None:
         try:
-            current = flows.current_version(actor, kind)
+            current = flow_queries.current_version(actor, kind)
         except NotFound:
             raise DomainError("unknown_flow", field="kind", kind=kind[:64]) from None
         graph, number = current.graph, current.version
     else:
         number = 0
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         base = _base_currency(s, actor.org_id)
         if currency is not None and currency.strip().upper() != base:
@@ -333,7 +238,7 @@ def gap_params(actor: Actor | SystemActor, gap: Mapping[str, object]) -> dict[st
     """The names a gap's sentence needs (``gap_<reason>`` in the messages): the seat,
     the member, the unit or the role it is about — for a refusal to read plainly."""
     params: dict[str, object] = {}
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         position_id = gap.get("position_id")
         if isinstance(position_id, int):

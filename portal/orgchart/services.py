@@ -10,17 +10,12 @@ from sqlalchemy.orm import Session
 
 from portal.accounts.models import Membership, User
 from portal.core.clock import clock
-from portal.core.uow import unit_of_work
+from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, require_admin
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.naming import normalise_code, normalise_name
 from portal.domain.orgchart import cycle_members, would_form_cycle
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
-
-
-def _scoped(actor: Actor):  # type: ignore[no-untyped-def]
-    return unit_of_work(actor.org_id, user_id=actor.user_id)
-
 
 # --- reading ---------------------------------------------------------------------------
 
@@ -114,7 +109,7 @@ def _tree_order(units: list[OrgUnit]) -> list[UnitView]:
 
 def get_chart(actor: Actor, as_of: date | None = None) -> ChartView:
     day = as_of or clock.today()
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         units = list(s.scalars(select(OrgUnit)))
         positions = list(s.scalars(select(Position).order_by(Position.code)))
@@ -177,7 +172,7 @@ class Choice:
 
 
 def unit_choices(actor: Actor) -> list[Choice]:
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         rows = uow.session.execute(
             select(OrgUnit.id, OrgUnit.code, OrgUnit.name).order_by(OrgUnit.code)
         )
@@ -188,7 +183,7 @@ def position_choices(
     actor: Actor, *, active_only: bool = True, unit_id: int | None = None
 ) -> list[Choice]:
     """Seats to pick from; ``unit_id`` narrows them to one unit (its head's candidates)."""
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         stmt = select(Position.id, Position.code, Position.title).order_by(Position.code)
         if active_only:
             stmt = stmt.where(Position.active.is_(True))
@@ -198,7 +193,7 @@ def position_choices(
 
 
 def member_choices(actor: Actor) -> list[Choice]:
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         rows = uow.session.execute(
             select(Membership.id, User.name, User.email)
             .join(User, User.id == Membership.user_id)
@@ -209,12 +204,12 @@ def member_choices(actor: Actor) -> list[Choice]:
 
 
 def get_unit(actor: Actor, unit_id: int) -> OrgUnit:
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         return _load(uow.session, OrgUnit, unit_id, "unit")
 
 
 def get_position(actor: Actor, position_id: int) -> Position:
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         return _load(uow.session, Position, position_id, "position")
 
 
@@ -265,7 +260,7 @@ def create_unit(actor: Actor, *, code: str, name: str, parent_id: int | None = N
     require_admin(actor)
     code = normalise_code(code)
     name = normalise_name(name)
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         _check_code_free(uow.session, OrgUnit, code)
         _check_unit_links(uow.session, None, parent_id, None)
         unit = OrgUnit(code=code, name=name, parent_id=parent_id, created_at=clock.now())
@@ -285,7 +280,7 @@ def update_unit(
     require_admin(actor)
     code = normalise_code(code)
     name = normalise_name(name)
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         unit = _load(uow.session, OrgUnit, unit_id, "unit")
         _check_code_free(uow.session, OrgUnit, code, except_id=unit.id)
         _check_unit_links(uow.session, unit.id, parent_id, head_position_id)
@@ -320,7 +315,7 @@ def create_position(
     require_admin(actor)
     code = normalise_code(code)
     title = normalise_name(title, field="title")
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         _check_code_free(uow.session, Position, code)
         _load(uow.session, OrgUnit, unit_id, "unit")
         _check_reports_to(uow.session, None, reports_to_id)
@@ -348,7 +343,7 @@ def update_position(
     require_admin(actor)
     code = normalise_code(code)
     title = normalise_name(title, field="title")
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         position = _load(s, Position, position_id, "position")
         _check_code_free(s, Position, code, except_id=position.id)
@@ -386,7 +381,7 @@ def assign_position(
     start = valid_from or clock.today()
     if valid_to is not None and valid_to < start:
         raise DomainError("dates_out_of_order", field="valid_to")
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         s = uow.session
         member = _load(s, Membership, member_id, "member")
         position = _load(s, Position, position_id, "position")
@@ -425,7 +420,7 @@ def end_holding(actor: Actor, holding_id: int, *, last_day: date | None = None) 
     """Close a holding on ``last_day`` (inclusive; default today). History is kept."""
     require_admin(actor)
     day = last_day or clock.today()
-    with _scoped(actor) as uow:
+    with unit_of_work_for(actor) as uow:
         holding = _load(uow.session, PositionHolding, holding_id, "holding")
         if holding.valid_to is not None and holding.valid_to <= day:
             raise DomainError("holding_already_ended")

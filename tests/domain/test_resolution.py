@@ -42,7 +42,7 @@ CEO, HEAD, STAFF, LONER = 1001, 1002, 1003, 1009
 class Chart:
     """An org chart on ``DAY``, built by hand into the snapshot resolution reads.
 
-    Like the loader (``portal.orgchart.routing.load_chart``), the snapshot's holders,
+    Like the loader (``portal.orgchart.queries.load_chart``), the snapshot's holders,
     primaries and roles are **active members only**: a holding can outlive its membership,
     and the loader drops it, so resolution never sees someone who has left in a seat.
     """

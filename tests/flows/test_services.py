@@ -19,7 +19,7 @@ from portal.domain.actor import Role
 from portal.domain.errors import Conflict, DomainError, Forbidden, NotFound
 from portal.domain.graph import Grant, Grantee, GranteeKind, GraphFormatError, Labels, OnVacancy
 from portal.domain.validate import errors_in
-from portal.flows import services
+from portal.flows import queries, services
 from portal.flows.seeded import SEEDED_KINDS
 from portal.orgchart import services as orgchart
 
@@ -82,11 +82,11 @@ def _retire(actor, position) -> None:  # type: ignore[no-untyped-def]
 
 
 def _leave(actor):  # type: ignore[no-untyped-def]
-    return services.current_version(actor, "leave_request").graph
+    return queries.current_version(actor, "leave_request").graph
 
 
 def _claim(actor):  # type: ignore[no-untyped-def]
-    return services.current_version(actor, "expense_claim").graph
+    return queries.current_version(actor, "expense_claim").graph
 
 
 # --- seeding -----------------------------------------------------------------------------
@@ -97,45 +97,45 @@ def test_every_new_organization_starts_with_version_one_of_the_seeded_flows(acme
 
     assert [f.kind for f in services.list_flows(admin)] == sorted(SEEDED_KINDS)
     for kind in SEEDED_KINDS:
-        [v1] = services.list_versions(admin, kind)
+        [v1] = queries.list_versions(admin, kind)
         assert (v1.version, v1.published_by) == (1, None)
-        view = services.get_version(admin, kind, 1)
+        view = queries.get_version(admin, kind, 1)
         assert view.graph.kind == kind
         assert view.digest == services.digest_of(view.graph)
     assert all(f.draft_revision is None for f in services.list_flows(admin))
 
 
 def test_seeded_floors_are_in_the_organizations_own_currency(acme, make_org, make_member):
-    dollars = services.current_version(acme.admin.actor, "purchase_request").graph
+    dollars = queries.current_version(acme.admin.actor, "purchase_request").graph
     assert {g.currency for g in dollars.grants} == {"USD"}
 
     org = make_org("euro-test", "Euro Test", base_currency="EUR")
     eva = make_member(org, "Eva Euro", roles=(Role.ADMIN,)).actor
 
-    euros = services.current_version(eva, "purchase_request").graph
+    euros = queries.current_version(eva, "purchase_request").graph
     assert {g.currency for g in euros.grants} == {"EUR"}
     assert errors_in(services.get_draft(eva, "purchase_request").violations) == []
 
 
 def test_seeding_again_publishes_nothing_and_changes_nothing(acme, globex):
     admin = acme.admin.actor
-    before = {kind: services.list_versions(admin, kind) for kind in SEEDED_KINDS}
+    before = {kind: queries.list_versions(admin, kind) for kind in SEEDED_KINDS}
 
     assert services.seed_flows(acme.org.id) == []
 
-    assert {kind: services.list_versions(admin, kind) for kind in SEEDED_KINDS} == before
+    assert {kind: queries.list_versions(admin, kind) for kind in SEEDED_KINDS} == before
 
 
 def test_seeding_never_overwrites_an_organizations_own_version(acme, globex):
     admin = acme.admin.actor
-    ours = _relabelled(services.current_version(admin, "expense_claim").graph, "Our claims")
+    ours = _relabelled(queries.current_version(admin, "expense_claim").graph, "Our claims")
     assert _publish(admin, ours).version == 2
 
     assert services.seed_flows(acme.org.id) == []
 
-    current = services.current_version(admin, "expense_claim")
+    current = queries.current_version(admin, "expense_claim")
     assert (current.version, current.graph.labels["en"]) == (2, "Our claims")
-    assert [v.version for v in services.list_versions(admin, "expense_claim")] == [2, 1]
+    assert [v.version for v in queries.list_versions(admin, "expense_claim")] == [2, 1]
 
 
 # --- drafts ------------------------------------------------------------------------------
@@ -147,7 +147,7 @@ def test_with_no_draft_the_editor_opens_on_the_current_version_as_revision_zero(
     draft = services.get_draft(admin, "expense_claim")
 
     assert (draft.revision, draft.base_version, draft.saved) == (0, 1, False)
-    assert draft.graph == services.current_version(admin, "expense_claim").graph
+    assert draft.graph == queries.current_version(admin, "expense_claim").graph
     assert _codes(draft.violations) == []
     assert draft.updated_by is None
 
@@ -199,7 +199,7 @@ def test_an_invalid_graph_is_saved_with_its_violations(acme, globex):
 
 def test_the_draft_graph_is_the_draft_or_else_the_current_version_unjudged(acme, globex):
     admin = acme.admin.actor
-    current = services.current_version(admin, "expense_claim").graph
+    current = queries.current_version(admin, "expense_claim").graph
     assert services.draft_graph(admin, "expense_claim") == current
 
     services.save_draft(admin, "expense_claim", _granting(current), revision=0)  # invalid
@@ -256,7 +256,7 @@ def test_publishing_an_invalid_draft_is_refused_with_every_violation_and_keeps_t
     assert set(_codes(error.violations)) == {"gate_without_grant"}
     assert error.params == {"num": len(errors_in(error.violations))}
     assert services.get_draft(admin, "expense_claim").revision == 1
-    assert [v.version for v in services.list_versions(admin, "expense_claim")] == [1]
+    assert [v.version for v in queries.list_versions(admin, "expense_claim")] == [1]
 
     fixed = services.save_draft(admin, "expense_claim", graph, revision=1)
     assert services.publish_draft(admin, "expense_claim", revision=fixed.revision).version == 2
@@ -274,13 +274,13 @@ def test_a_valid_draft_publishes_as_the_next_version_and_is_consumed(acme, globe
     assert published.digest == services.digest_of(graph)
     draft = services.get_draft(admin, "expense_claim")
     assert (draft.revision, draft.base_version) == (0, 2)
-    versions = services.list_versions(admin, "expense_claim")
+    versions = queries.list_versions(admin, "expense_claim")
     assert [(v.version, v.published_by) for v in versions] == [(2, "Alice Admin"), (1, None)]
-    assert services.get_version(admin, "expense_claim", 2).graph.labels["en"] == "Claims v2"
-    assert services.current_version(admin, "expense_claim").version == 2
-    assert services.get_version(admin, "expense_claim", 1).graph.labels["en"] == "Expense claim"
+    assert queries.get_version(admin, "expense_claim", 2).graph.labels["en"] == "Claims v2"
+    assert queries.current_version(admin, "expense_claim").version == 2
+    assert queries.get_version(admin, "expense_claim", 1).graph.labels["en"] == "Expense claim"
     # globex's flow is its own: still version 1, unchanged.
-    assert services.current_version(globex.admin.actor, "expense_claim").version == 1
+    assert queries.current_version(globex.admin.actor, "expense_claim").version == 1
 
 
 def test_publishing_a_stale_revision_is_refused(acme, globex):
@@ -292,7 +292,7 @@ def test_publishing_a_stale_revision_is_refused(acme, globex):
     error = _refusal(services.publish_draft, admin, "expense_claim", revision=1)
 
     assert (error.code, error.params) == ("stale_revision", {"current": 2})
-    assert services.current_version(admin, "expense_claim").version == 1
+    assert queries.current_version(admin, "expense_claim").version == 1
     assert services.publish_draft(admin, "expense_claim", revision=2).version == 2
 
 
@@ -305,7 +305,7 @@ def test_publishing_a_draft_that_is_gone_says_so(acme, globex):
     again = _refusal(services.publish_draft, admin, "expense_claim", revision=1)
     assert isinstance(again, Conflict)
     assert again.code == "draft_gone"
-    assert services.current_version(admin, "expense_claim").version == 2
+    assert queries.current_version(admin, "expense_claim").version == 2
 
 
 def test_a_revision_or_version_no_one_was_ever_given_is_refused(acme, globex):
@@ -324,7 +324,7 @@ def test_a_revision_or_version_no_one_was_ever_given_is_refused(acme, globex):
         "stale_revision"
     )
     for version in (huge, 0, -1):
-        assert isinstance(_refusal(services.get_version, admin, "expense_claim", version), NotFound)
+        assert isinstance(_refusal(queries.get_version, admin, "expense_claim", version), NotFound)
         assert isinstance(
             _refusal(services.export_flow, admin, "expense_claim", version=version), NotFound
         )
@@ -408,7 +408,7 @@ def test_the_app_role_may_not_update_or_delete_a_published_version(backend, acme
         with pytest.raises(DBAPIError, match="permission denied"), unit_of_work(acme.org.id) as uow:
             uow.session.execute(text(statement))
 
-    view = services.get_version(acme.admin.actor, "expense_claim", 1)
+    view = queries.get_version(acme.admin.actor, "expense_claim", 1)
     assert view.digest == services.digest_of(view.graph)
 
     # Removing the whole organization is the one deletion that goes through.
@@ -493,7 +493,7 @@ def test_on_sqlite_the_triggers_refuse_updating_or_deleting_a_version(backend, a
         ):
             uow.session.execute(text(statement))
 
-    view = services.get_version(acme.admin.actor, "expense_claim", 1)
+    view = queries.get_version(acme.admin.actor, "expense_claim", 1)
     assert view.digest == services.digest_of(view.graph)
 
     # Removing the whole organization is the one deletion that goes through.
@@ -512,28 +512,28 @@ def test_on_sqlite_the_triggers_refuse_updating_or_deleting_a_version(backend, a
 
 def test_a_loaded_version_is_served_from_the_cache_without_the_database(acme, globex, monkeypatch):
     admin = acme.admin.actor
-    first = services.get_version(admin, "expense_claim", 1)
+    first = queries.get_version(admin, "expense_claim", 1)
 
     def no_database(actor):  # type: ignore[no-untyped-def]
         raise AssertionError("the cache should have answered")
 
-    monkeypatch.setattr(services, "_scoped", no_database)
-    assert services.get_version(admin, "expense_claim", 1) is first
+    monkeypatch.setattr(queries, "unit_of_work_for", no_database)
+    assert queries.get_version(admin, "expense_claim", 1) is first
 
 
 def test_the_cache_never_hands_one_organization_anothers_version(acme, globex):
     admin, gus = acme.admin.actor, globex.admin.actor
     acme_v2 = _publish(admin, _relabelled(_leave(admin), "Acme leave"))
-    assert services.get_version(admin, "leave_request", 2) is acme_v2
+    assert queries.get_version(admin, "leave_request", 2) is acme_v2
 
-    assert isinstance(_refusal(services.get_version, gus, "leave_request", 2), NotFound)
-    globex_v1 = services.get_version(gus, "leave_request", 1)
+    assert isinstance(_refusal(queries.get_version, gus, "leave_request", 2), NotFound)
+    globex_v1 = queries.get_version(gus, "leave_request", 1)
     assert globex_v1.graph.labels["en"] == "Leave request"
 
     globex_v2 = _publish(gus, _relabelled(_leave(gus), "Globex leave"))
-    assert services.get_version(gus, "leave_request", 2).graph.labels["en"] == "Globex leave"
-    assert services.get_version(gus, "leave_request", 2) is globex_v2
-    assert services.get_version(admin, "leave_request", 2).graph.labels["en"] == "Acme leave"
+    assert queries.get_version(gus, "leave_request", 2).graph.labels["en"] == "Globex leave"
+    assert queries.get_version(gus, "leave_request", 2) is globex_v2
+    assert queries.get_version(admin, "leave_request", 2).graph.labels["en"] == "Acme leave"
 
 
 # --- tenancy and access ------------------------------------------------------------------
@@ -584,7 +584,7 @@ def test_only_an_admin_may_list_edit_or_publish_flows(acme, globex, make_member)
         assert error.code == "admin_required"
     assert services.get_draft(admin, "expense_claim").revision == 1
     # Documents are decided under a version, so any member may read one.
-    assert services.current_version(mo, "expense_claim").version == 1
+    assert queries.current_version(mo, "expense_claim").version == 1
 
 
 # --- import and export -------------------------------------------------------------------
@@ -594,7 +594,7 @@ def test_an_exported_version_loads_back_into_the_same_graph(acme, globex):
     admin = acme.admin.actor
     for kind in SEEDED_KINDS:
         exported = services.export_flow(admin, kind, version=1).body
-        assert graphs.loads(exported) == services.get_version(admin, kind, 1).graph
+        assert graphs.loads(exported) == queries.get_version(admin, kind, 1).graph
         assert json.loads(exported)["kind"] == kind
 
 
@@ -700,7 +700,7 @@ def test_importing_with_no_kind_starts_the_draft_of_the_kind_the_document_names(
     assert (draft.kind, draft.revision, draft.base_version) == ("travel_request", 1, None)
     [summary] = [f for f in services.list_flows(admin) if f.kind == "travel_request"]
     assert (summary.current_version, summary.draft_revision) == (None, 1)
-    assert services.list_versions(admin, "travel_request") == []
+    assert queries.list_versions(admin, "travel_request") == []
     assert "travel_request" not in {f.kind for f in services.list_flows(globex.admin.actor)}
 
     for document, kind in ((claim, "expense_claim"), (travel, "travel_request")):
@@ -815,6 +815,6 @@ def test_readiness_reads_only_the_current_version(acme, globex, make_member):
     accounts.deactivate_member(admin, bob.member_id)
     assert [w.code for w in services.flow_readiness(admin)] == ["readiness_member_inactive"]
 
-    _publish(admin, services.get_version(admin, "leave_request", 1).graph)  # back to the seeded
+    _publish(admin, queries.get_version(admin, "leave_request", 1).graph)  # back to the seeded
 
     assert services.flow_readiness(admin) == []

@@ -13,7 +13,7 @@ import pytest
 from portal.accounts import services as accounts
 from portal.domain import graph as graphs
 from portal.domain.graph import Grant, Grantee, GranteeKind
-from portal.flows import services
+from portal.flows import queries, services
 from portal.flows.views import GRAPH_SCHEMA
 from tests.factories import csrf_token_from
 
@@ -69,7 +69,7 @@ def test_the_flows_list_shows_the_seeded_flows_to_an_admin(client, login, acme, 
         globex.admin.actor,
         graphs.dumps(
             replace(
-                services.current_version(globex.admin.actor, "leave_request").graph,
+                queries.current_version(globex.admin.actor, "leave_request").graph,
                 kind="globex_trips",
             )
         ),
@@ -113,7 +113,7 @@ def test_the_flows_list_warns_about_grants_that_can_no_longer_resolve(
 ):
     admin = acme.admin.actor
     bob = make_member(acme.org, "Bob Builder")
-    leave = services.current_version(admin, "leave_request").graph
+    leave = queries.current_version(admin, "leave_request").graph
     bobs = Grant(state="approved", grantee=Grantee(kind=GranteeKind.MEMBER, member=bob.member_id))
     draft = services.save_draft(admin, "leave_request", replace(leave, grants=(bobs,)), revision=0)
     services.publish_draft(admin, "leave_request", revision=draft.revision)
@@ -152,7 +152,7 @@ def test_a_flow_page_shows_its_states_transitions_and_versions(client, login, ac
 
 def test_an_unknown_or_another_organizations_kind_has_no_page(client, login, acme, globex):
     gus = globex.admin.actor
-    travel = replace(services.current_version(gus, "leave_request").graph, kind="travel_request")
+    travel = replace(queries.current_version(gus, "leave_request").graph, kind="travel_request")
     services.import_draft(gus, graphs.dumps(travel))
     assert services.get_draft(gus, "travel_request").revision == 1
     login(acme.admin)
@@ -168,7 +168,7 @@ def test_a_draft_naming_another_organizations_people_shows_no_name_of_theirs(
 ):
     admin = acme.admin.actor
     bob = make_member(acme.org, "Bob Builder")
-    leave = services.current_version(admin, "leave_request").graph
+    leave = queries.current_version(admin, "leave_request").graph
 
     def naming(member_id: int):  # type: ignore[no-untyped-def]
         grant = Grant(state="approved", grantee=Grantee(kind=GranteeKind.MEMBER, member=member_id))
@@ -209,7 +209,7 @@ def test_uploading_a_flow_creates_its_draft_and_opens_it(client, login, acme, gl
 
 def test_uploading_a_new_kind_starts_a_flow_that_was_never_published(client, login, acme, globex):
     admin = acme.admin.actor
-    travel = replace(services.current_version(admin, "leave_request").graph, kind="travel_request")
+    travel = replace(queries.current_version(admin, "leave_request").graph, kind="travel_request")
     token = login(acme.admin)
 
     response = _upload(client, f"{FLOWS}/import", token, graphs.dumps(travel).encode())
@@ -373,8 +373,8 @@ def test_publishing_the_draft_lists_the_new_version(client, login, acme, globex)
     assert "Published version 2." in html
     assert 'v2 <span class="tag">current</span>' in html
     assert "Alice Admin" in html
-    assert services.current_version(admin, "expense_claim").version == 2
-    assert services.current_version(globex.admin.actor, "expense_claim").version == 1
+    assert queries.current_version(admin, "expense_claim").version == 2
+    assert queries.current_version(globex.admin.actor, "expense_claim").version == 1
 
 
 def test_publishing_an_invalid_draft_shows_every_violation(client, login, acme, globex):
@@ -392,7 +392,7 @@ def test_publishing_an_invalid_draft_shows_every_violation(client, login, acme, 
     assert set(_violation_codes(html)) == {"gate_without_grant"}
     assert "transitions[1].gate" in html
     assert services.get_draft(admin, "expense_claim").revision == 1
-    assert services.current_version(admin, "expense_claim").version == 1
+    assert queries.current_version(admin, "expense_claim").version == 1
 
 
 def test_a_page_opened_before_a_colleagues_import_cannot_publish(
@@ -423,7 +423,7 @@ def test_a_page_opened_before_a_colleagues_import_cannot_publish(
     assert "it is now at revision 2" in html
     # The answer is the flow page as it is now, with the colleague's draft on it.
     assert "Carla&#39;s claims" in html
-    assert services.current_version(admin, "expense_claim").version == 1
+    assert queries.current_version(admin, "expense_claim").version == 1
     assert services.get_draft(admin, "expense_claim").graph.labels["en"] == "Carla's claims"
 
 
@@ -439,7 +439,7 @@ def test_publishing_a_stale_revision_is_a_conflict(client, login, acme, globex):
     )
 
     assert stale.status_code == 409
-    assert services.current_version(admin, "expense_claim").version == 1
+    assert queries.current_version(admin, "expense_claim").version == 1
     fresh = client.post(
         f"{FLOWS}/expense_claim/publish", data={"revision": "2", "csrf_token": token}
     )
@@ -537,7 +537,7 @@ def test_a_version_downloads_as_a_json_attachment(client, login, acme, globex):
         'attachment; filename="expense_claim-v1.json"'
     )
     exported = graphs.loads(response.get_data())
-    assert exported == services.get_version(admin, "expense_claim", 1).graph
+    assert exported == queries.get_version(admin, "expense_claim", 1).graph
     assert client.get(f"{FLOWS}/expense_claim/export.json?version=7").status_code == 404
 
 

@@ -31,10 +31,12 @@ from portal.domain.actor import Role
 from portal.domain.errors import DomainError, Forbidden
 from portal.domain.graph import Grant, Grantee, GranteeKind, OnVacancy
 from portal.domain.resolution import Gap, GapReason, Resolution
+from portal.flows import queries as flow_queries
 from portal.flows import seeded
 from portal.flows import services as flows
 from portal.orgchart import routing, services
 from portal.orgchart.models import HoldingKind
+from portal.orgchart.queries import load_chart
 
 VALID_FROM = date(2025, 1, 1)
 
@@ -467,7 +469,7 @@ def test_another_orgs_members_and_seats_resolve_to_nobody_here(acme, globex, cha
 
 def test_acmes_chart_snapshot_holds_nothing_of_globex(acme, globex, chart, today):
     with unit_of_work(acme.org.id) as uow:
-        snapshot = routing.load_chart(uow.session, today)
+        snapshot = load_chart(uow.session, today)
 
     assert {s.code for s in snapshot.seats.values()} == {
         "CEO",
@@ -496,7 +498,7 @@ def test_acmes_chart_snapshot_holds_nothing_of_globex(acme, globex, chart, today
 
 @pytest.fixture
 def purchase(acme, chart):  # type: ignore[no-untyped-def]
-    return flows.current_version(acme.admin.actor, seeded.PURCHASE_REQUEST).graph
+    return flow_queries.current_version(acme.admin.actor, seeded.PURCHASE_REQUEST).graph
 
 
 def test_a_purchase_below_the_unit_head_floor_is_the_superiors(acme, chart, purchase):

@@ -26,7 +26,7 @@ from portal.documents.forms import (
 from portal.documents.views import bp
 from portal.domain.errors import DomainError
 from portal.domain.graph import Graph
-from portal.flows import services as flows
+from portal.flows import queries as flows
 from portal.web.forms import attach_error
 from portal.web.messages import message_for
 from portal.web.tenancy import current_actor

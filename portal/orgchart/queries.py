@@ -1,0 +1,100 @@
+"""The org chart as the rules see it: a ``ChartSnapshot`` of one day, loaded inside the
+caller's unit of work (the transition engine's, the route preview's) and cached by the
+organization's chart version."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session
+
+from portal.accounts.queries import chart_version_in, member_roles_in
+from portal.core.cache import LruCache
+from portal.core.db import TenantNotSet
+from portal.domain.orgchart import ChartSnapshot, Seat, Unit
+from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
+
+_P = Position.__table__
+_OU = OrgUnit.__table__
+_H = PositionHolding.__table__
+_SEATS = select(
+    _P.c.id, _P.c.code, _P.c.title, _P.c.unit_id, _P.c.reports_to_id, _P.c.active
+).where(_P.c.org_id == bindparam("org"))
+_UNITS = select(_OU.c.id, _OU.c.code, _OU.c.name, _OU.c.parent_id, _OU.c.head_position_id).where(
+    _OU.c.org_id == bindparam("org")
+)
+_HOLDINGS = (
+    select(_H.c.member_id, _H.c.position_id, _H.c.kind)
+    .where(
+        _H.c.org_id == bindparam("org"),
+        _H.c.valid_from <= bindparam("day"),
+        (_H.c.valid_to.is_(None)) | (_H.c.valid_to >= bindparam("day")),
+    )
+    .order_by(_H.c.id)
+)
+
+
+# Snapshots by (org, chart version, day). The version changes with every chart or
+# membership row (database triggers) and is never reused, so an entry never goes stale;
+# the org is part of the key, so no tenant reads another's.
+chart_cache: LruCache[tuple[int, int, date], ChartSnapshot] = LruCache(256)
+
+
+def load_chart(session: Session, day: date, *, version: int | None = None) -> ChartSnapshot:
+    """The chart on ``day``: every seat and unit, the holdings that cover the day
+    (active members only: a holding can outlive its membership), and the roles —
+    from the cache when the organization's chart version has not moved. Pass the
+    ``version`` when it was read already (the engine reads it with the document)."""
+    org_id = session.info.get("org_id")
+    if org_id is None:
+        raise TenantNotSet()
+    if version is None:
+        version = chart_version_in(session, org_id)
+    key = (org_id, version, day)
+    cached = chart_cache.get(key)
+    if cached is not None:
+        return cached
+    chart = _read_chart(session, org_id, day)
+    chart_cache.put(key, chart)
+    return chart
+
+
+def _read_chart(session: Session, org_id: int, day: date) -> ChartSnapshot:
+    # Core reads with an explicit tenant predicate (row-level security behind it on
+    # PostgreSQL): ORM entities for a whole chart would cost more than the rules.
+    conn = session.connection()
+    seats = {
+        r.id: Seat(r.id, r.code, r.title, r.unit_id, r.reports_to_id, r.active)
+        for r in conn.execute(_SEATS, {"org": org_id})
+    }
+    units = {
+        r.id: Unit(r.id, r.code, r.name, r.parent_id, r.head_position_id)
+        for r in conn.execute(_UNITS, {"org": org_id})
+    }
+    memberships = member_roles_in(session)
+    active = frozenset(m.id for m in memberships if m.active)
+    roles: dict[str, set[int]] = {}
+    for m in memberships:
+        if m.active:
+            for role in m.roles:
+                roles.setdefault(role, set()).add(m.id)
+    holders: dict[int, set[int]] = {}
+    primary: dict[int, int] = {}
+    holdings = conn.execute(_HOLDINGS, {"org": org_id, "day": day})
+    for h in holdings:
+        if h.member_id not in active:
+            continue
+        holders.setdefault(h.position_id, set()).add(h.member_id)
+        if h.kind == HoldingKind.PRIMARY:
+            # Overlapping primaries are refused when seated; the first one stands.
+            primary.setdefault(h.member_id, h.position_id)
+    return ChartSnapshot(
+        day=day,
+        seats=seats,
+        units=units,
+        holders={p: tuple(sorted(ms)) for p, ms in holders.items()},
+        primary=primary,
+        active_members=active,
+        roles={r: tuple(sorted(ms)) for r, ms in roles.items()},
+    )
