@@ -213,7 +213,7 @@ def bench() -> None:
 @click.option("--rounds", default=500, show_default=True, type=click.IntRange(10, 100_000))
 def bench_validate_command(rounds: int) -> None:
     """Time validate() on the seeded flows and on a generated graph at the size caps."""
-    from portal.flows.bench import bench_validate
+    from portal.bench.validate import bench_validate
 
     click.echo(f"validate(): {rounds} rounds each (states/transitions/grants)")
     click.echo(f"{'graph':<22}{'size':>12}{'median ms':>12}{'p95 ms':>10}")
@@ -230,8 +230,8 @@ def bench_transitions_command(count: int) -> None:
     from dataclasses import replace
 
     from portal.app import create_app
+    from portal.bench.transitions import bench_transitions
     from portal.config import Settings
-    from portal.documents.bench import bench_transitions
 
     # No in-process worker: it would compete with the loops being timed.
     settings = replace(Settings.from_env(), embedded_worker=False)
@@ -258,8 +258,8 @@ def bench_inbox_command(
     from dataclasses import replace
 
     from portal.app import create_app
+    from portal.bench.inbox import bench_inbox
     from portal.config import Settings
-    from portal.inbox.bench import bench_inbox
 
     settings = replace(Settings.from_env(), embedded_worker=False)
     app = create_app(settings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import create_engine, text
 
-from portal.documents.bench import bench_transitions
+from portal.bench.transitions import bench_transitions
 
 
 def test_the_transitions_benchmark_measures_both_loops_and_leaves_nothing_behind(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import create_engine, text
 
-from portal.inbox.bench import PREFIX, bench_inbox
+from portal.bench.inbox import PREFIX, bench_inbox
 
 
 def test_the_inbox_benchmark_times_both_pages_and_cleans_up(app, backend, committed):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
+from portal.bench.validate import BENCH_CURRENCY, capped_graph
 from portal.cli import bench
 from portal.domain.graph import MAX_GRANTS, MAX_STATES, MAX_TRANSITIONS
 from portal.domain.validate import validate
-from portal.flows.bench import BENCH_CURRENCY, capped_graph
 
 
 def test_the_generated_graph_sits_exactly_at_the_caps_and_is_valid():
