@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from flask_babel import gettext, ngettext
 
+from portal.domain.errors import DomainError
 from portal.domain.messages import MESSAGES
 
 
@@ -28,3 +29,9 @@ def message_for(error: Coded) -> str:
         variables = {k: v for k, v in error.params.items() if k != "num"}
         return ngettext(singular, plural, error.params["num"], **variables)
     return gettext(template, **error.params)
+
+
+def gap_message(reason: str, names: Mapping[str, object]) -> str:
+    """Why a step found nobody to decide it (``gap_<reason>``), in words, with the names
+    of the seat, member, unit or role it is about."""
+    return message_for(DomainError(f"gap_{reason}", **names))
