@@ -10,6 +10,7 @@ from portal.core import outbox as _outbox  # noqa: F401
 from portal.core.db import Base
 from portal.documents import models as _documents  # noqa: F401
 from portal.flows import models as _flows  # noqa: F401
+from portal.notifications import models as _notifications  # noqa: F401
 from portal.orgchart import models as _orgchart  # noqa: F401
 
 config = context.config

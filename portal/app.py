@@ -65,9 +65,13 @@ def create_app(settings: Settings | None = None) -> Flask:
 
 
 def _register_web(app: Flask, settings: Settings) -> None:
+    """The shared web glue, with the features it serves wired in: ``web/`` knows none."""
+    from portal.accounts import queries as accounts
     from portal.accounts.services import LoginThrottle
     from portal.core.ratelimit import FailureWindow
-    from portal.web import auth  # noqa: F401  (registers the user loader)
+    from portal.inbox.queries import count_open_tasks
+    from portal.notifications.queries import count_unread_notifications
+    from portal.web.auth import init_auth
     from portal.web.connection import init_request_connection
     from portal.web.errors import init_errors
     from portal.web.i18n import init_i18n_filters
@@ -91,31 +95,37 @@ def _register_web(app: Flask, settings: Settings) -> None:
         ),
     )
     init_request_connection(app)  # before tenancy: the user's load uses it too
-    init_tenancy(app)
+    init_auth(app, load_user=accounts.load_session_user)
+    init_tenancy(app, resolve_actor=accounts.actor_in, organizations_of=accounts.organizations_of)
     init_errors(app)
     init_security_headers(app, production=settings.is_production)
     init_i18n_filters(app)
-    init_nav(app)
+    init_nav(
+        app,
+        my_organizations=accounts.list_my_organizations,
+        badges={"inbox_count": count_open_tasks, "unread_count": count_unread_notifications},
+    )
 
 
 def _register_outbox_handlers() -> None:
     """Who delivers which outbox topic (workers build the app, so they know them too)."""
-    from portal.documents import notify
+    from portal.notifications import delivery
 
-    notify.register()
+    delivery.register()
 
 
 def _register_blueprints(app: Flask) -> None:
     from portal.accounts.views import admin_bp as members_bp
     from portal.accounts.views import bp as accounts_bp
+    from portal.accounts.views import home_bp
     from portal.documents.views import bp as documents_bp
-    from portal.documents.views.notifications import notifications_bp
     from portal.flows.api import bp as flows_api_bp
     from portal.flows.views import bp as flows_bp
     from portal.flows.views import schema_bp
     from portal.inbox.views import bp as inbox_bp
+    from portal.notifications.views import bp as notifications_bp
     from portal.orgchart.views import bp as orgchart_bp
-    from portal.web.home import bp as home_bp
+    from portal.web.health import bp as health_bp
 
     app.register_blueprint(home_bp)
     app.register_blueprint(accounts_bp)
@@ -127,3 +137,4 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(notifications_bp)
     app.register_blueprint(inbox_bp)
     app.register_blueprint(schema_bp)
+    app.register_blueprint(health_bp)

@@ -82,16 +82,16 @@ def create_org(
     admin_password: str,
 ) -> None:
     """Create an organization with its first admin."""
+    from portal.accounts import queries as account_queries
     from portal.accounts import services
     from portal.domain.actor import Role, SystemActor
     from portal.domain.errors import DomainError
+    from portal.provisioning import provision_organization
     from portal.web.messages import message_for
 
     try:
-        org = services.create_organization(
-            slug, name, base_currency=currency, default_locale=locale
-        )
-        if services.find_user(admin_email) is None:
+        org = provision_organization(slug, name, base_currency=currency, default_locale=locale)
+        if account_queries.find_user(admin_email) is None:
             services.create_user(admin_email, admin_name, admin_password)
         system = SystemActor(org_id=org.id, org_slug=org.slug)
         services.create_member(system, email=admin_email, name=admin_name, roles=[Role.ADMIN])  # type: ignore[arg-type]

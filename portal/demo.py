@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
 from portal.domain.actor import Actor, Role, SystemActor
 from portal.orgchart import services as chart
+from portal.provisioning import provision_organization
 
 DEMO_SLUG = "acme"
 DEMO_PASSWORD = "countersign-demo"  # noqa: S105 - documented demo credential
@@ -64,9 +66,9 @@ PEOPLE = (
 
 def seed_demo() -> bool:
     """Create ``acme`` with its chart and people. Returns False when it already exists."""
-    if accounts.find_organization(DEMO_SLUG) is not None:
+    if account_queries.find_organization(DEMO_SLUG) is not None:
         return False
-    org = accounts.create_organization(DEMO_SLUG, "Acme Trading Sdn Bhd", base_currency="MYR")
+    org = provision_organization(DEMO_SLUG, "Acme Trading Sdn Bhd", base_currency="MYR")
     system: Actor = SystemActor(org_id=org.id, org_slug=org.slug)  # type: ignore[assignment]
     unit_ids: dict[str, int] = {}
     for code, name, parent in UNITS:
@@ -95,7 +97,7 @@ def seed_demo() -> bool:
             head_position_id=heads.get(code),
         )
     for person in PEOPLE:
-        if accounts.find_user(person.email) is None:
+        if account_queries.find_user(person.email) is None:
             accounts.create_user(person.email, person.name, DEMO_PASSWORD)
         member = accounts.create_member(
             system, email=person.email, name=person.name, roles=person.roles

@@ -7,10 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from flask.testing import FlaskClient
 
+from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
 from portal.accounts.models import Organization
+from portal.demo import DEMO_PASSWORD, seed_demo
 from portal.domain.actor import Actor, Role, SystemActor
+from portal.provisioning import provision_organization
 
 PASSWORD = "correct horse battery staple"
 _counter = itertools.count(1)
@@ -40,7 +44,7 @@ def system_actor(org: Organization) -> Actor:
 def make_org(app) -> Callable[..., Organization]:  # type: ignore[no-untyped-def]
     def make(slug: str | None = None, name: str | None = None, **kw: str) -> Organization:
         n = next(_counter)
-        return accounts.create_organization(slug or f"org-{n}", name or f"Organization {n}", **kw)
+        return provision_organization(slug or f"org-{n}", name or f"Organization {n}", **kw)
 
     return make
 
@@ -58,12 +62,12 @@ def make_member(app) -> Callable[..., Person]:  # type: ignore[no-untyped-def]
         n = next(_counter)
         name = name or f"Member {n}"
         email = email or f"{name.split()[0].lower()}.{n}@example.test"
-        if accounts.find_user(email) is None:
+        if account_queries.find_user(email) is None:
             accounts.create_user(email, name, PASSWORD, locale=locale)
         accounts.create_member(system_actor(org), email=email, name=name, roles=roles)
-        user = accounts.find_user(email)
+        user = account_queries.find_user(email)
         assert user is not None
-        actor = accounts.actor_for(org.slug, user.id, user.locale)
+        actor = account_queries.actor_for(org.slug, user.id, user.locale)
         assert actor is not None
         return Person(actor, email, name)
 
@@ -102,6 +106,48 @@ def csrf_token_from(html: str) -> str:
     )
     assert match, "no CSRF token on the page"
     return match.group(1)
+
+
+def browser_for(app, email: str, password: str = PASSWORD) -> tuple[FlaskClient, str]:  # type: ignore[no-untyped-def]
+    """A browser of its own, signed in through the real form as ``email``; returns it
+    with a CSRF token for its posts."""
+    browser = app.test_client()
+    token = csrf_token_from(browser.get("/login").get_data(as_text=True))
+    response = browser.post(
+        "/login", data={"email": email, "password": password, "csrf_token": token}
+    )
+    assert response.status_code == 302, response.get_data(as_text=True)
+    # Signing in clears the session, and the CSRF secret with it: take a new token.
+    page = browser.get("/orgs", follow_redirects=True).get_data(as_text=True)
+    return browser, csrf_token_from(page)
+
+
+def demo_browser(app, name: str) -> tuple[FlaskClient, str]:  # type: ignore[no-untyped-def]
+    """A browser signed in as a person of the demo organization, by first name."""
+    return browser_for(app, f"{name}@acme.example", DEMO_PASSWORD)
+
+
+@pytest.fixture
+def people(app, globex) -> Callable[[str], Actor]:  # type: ignore[no-untyped-def]
+    """The demo organization, whose chart every flow can route: Siti and Jason (Sales
+    Executives) report to Nurul (head of Sales); Hannah (HR) reports to Grace (Office
+    Manager, admin), who reports to Aisha (CEO, admin, head of the Executive Office); Ravi
+    is the auditor. Globex is there too, and must stay invisible."""
+    return demo_people()
+
+
+def demo_people() -> Callable[[str], Actor]:
+    """Seed the demo organization and answer its people by first name."""
+    assert seed_demo() is True
+
+    def person(name: str) -> Actor:
+        user = account_queries.find_user(f"{name}@acme.example")
+        assert user is not None
+        actor = account_queries.actor_for("acme", user.id, None)
+        assert actor is not None
+        return actor
+
+    return person
 
 
 @pytest.fixture

@@ -1,21 +1,26 @@
-"""Reads about members and organizations that other features make inside their own unit
-of work. Another feature reads accounts through this module, never its models: the
+"""Reading accounts: the signed-in user with their memberships and the actor they are
+in an organization, the member lists, and the reads other features make inside their own
+unit of work. Another feature reads accounts through this module, never its models: the
 column names below are accounts' business.
 
-Two kinds of read: functions that run a statement in the caller's session, and SQL
-pieces (``member_name_of``, ``chart_version_of``) that a hot path folds into a statement
-of its own, so reading a requester's name costs no statement of its own.
+Reads for other features come in two kinds: functions that run a statement in the
+caller's session, and SQL pieces (``member_name_of``, ``chart_version_of``) that a hot
+path folds into a statement of its own, so reading a requester's name costs no
+statement of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import ColumnElement, ScalarSelect, select
+from sqlalchemy import ColumnElement, ScalarSelect, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.models import Membership, Organization, User
+from portal.core.uow import platform_work, unit_of_work_for
+from portal.domain.actor import Actor
 from portal.domain.errors import NotFound
 
 _MEMBER = Membership.__table__
@@ -136,3 +141,181 @@ def active_member_ids_in(session: Session, member_ids: Iterable[int | None]) -> 
             select(Membership.id).where(Membership.id.in_(ids), Membership.active.is_(True))
         )
     )
+
+
+# --- the signed-in user, their organizations and the actor they are in one ---------
+
+
+@dataclass(frozen=True)
+class MyMembership:
+    """One of a signed-in user's active memberships, with its organization."""
+
+    slug: str
+    name: str
+    org_id: int
+    default_locale: str
+    member_id: int
+    roles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SessionUserRow:
+    id: int
+    email: str
+    name: str
+    locale: str | None
+    session_version: int
+    # Every active membership: the request's actor and the org switcher come from
+    # here, read in the same statement as the user.
+    memberships: tuple[MyMembership, ...] = ()
+
+
+_MEMBERSHIP_COLUMNS = (
+    Organization.slug,
+    Organization.name.label("org_name"),
+    Organization.id.label("org_id"),
+    Organization.default_locale,
+    Membership.id.label("member_id"),
+    Membership.roles,
+)
+# Read on every signed-in request, so prebuilt (SQLAlchemy Core, bound parameters):
+# the user and their active memberships in one statement, through the user's own
+# memberships, which row-level security's app.current_user policy also enforces.
+_SESSION_USER = (
+    select(
+        User.id,
+        User.email,
+        User.name,
+        User.locale,
+        User.session_version,
+        User.active,
+        *_MEMBERSHIP_COLUMNS,
+    )
+    .select_from(User)
+    .outerjoin(Membership, (Membership.user_id == User.id) & Membership.active.is_(True))
+    .outerjoin(Organization, Organization.id == Membership.org_id)
+    .where(User.id == bindparam("user"))
+    .order_by(Organization.name, Organization.id)
+)
+_MY_MEMBERSHIPS = (
+    select(*_MEMBERSHIP_COLUMNS)
+    .join(Membership, Membership.org_id == Organization.id)
+    .where(Membership.user_id == bindparam("user"), Membership.active.is_(True))
+    .order_by(Organization.name, Organization.id)
+)
+
+
+def _membership(row: Any) -> MyMembership:
+    return MyMembership(
+        row.slug, row.org_name, row.org_id, row.default_locale, row.member_id, tuple(row.roles)
+    )
+
+
+def load_session_user(user_id: int, session_version: int) -> SessionUserRow | None:
+    """The user behind a session cookie, if the session is still valid on the server,
+    with their active memberships."""
+    with platform_work(user_id=user_id) as uow:
+        rows = list(uow.session.connection().execute(_SESSION_USER, {"user": user_id}))
+    if not rows or not rows[0].active or rows[0].session_version != session_version:
+        return None
+    user = rows[0]
+    memberships = tuple(_membership(row) for row in rows if row.member_id is not None)
+    return SessionUserRow(
+        user.id, user.email, user.name, user.locale, user.session_version, memberships
+    )
+
+
+@dataclass(frozen=True)
+class OrgChoice:
+    slug: str
+    name: str
+    roles: tuple[str, ...]
+
+
+def my_memberships(user_id: int) -> tuple[MyMembership, ...]:
+    """The user's active memberships, each with its organization."""
+    with platform_work(user_id=user_id) as uow:
+        rows = uow.session.connection().execute(_MY_MEMBERSHIPS, {"user": user_id})
+        return tuple(_membership(row) for row in rows)
+
+
+def organizations_of(memberships: Iterable[MyMembership]) -> list[OrgChoice]:
+    """The org switcher's list."""
+    return [OrgChoice(m.slug, m.name, m.roles) for m in memberships]
+
+
+def list_my_organizations(user_id: int) -> list[OrgChoice]:
+    """The organizations where this user has an active membership (the org switcher)."""
+    return organizations_of(my_memberships(user_id))
+
+
+def actor_in(
+    memberships: Iterable[MyMembership], org_slug: str, user_id: int, user_locale: str | None
+) -> Actor | None:
+    """The Actor for this user in the organization at ``org_slug``, from their active
+    memberships; None when there is no such organization or the user is not an active
+    member of it (callers answer 404 for both, so an outsider learns nothing)."""
+    for m in memberships:
+        if m.slug == org_slug:
+            return Actor(
+                org_id=m.org_id,
+                org_slug=org_slug,
+                user_id=user_id,
+                member_id=m.member_id,
+                roles=frozenset(m.roles),
+                locale=user_locale or m.default_locale,
+            )
+    return None
+
+
+def actor_for(org_slug: str, user_id: int, user_locale: str | None) -> Actor | None:
+    """The Actor for this user in the organization at ``org_slug``, or None."""
+    return actor_in(my_memberships(user_id), org_slug, user_id, user_locale)
+
+
+# --- users, organizations, members ----------------------------------------------------
+
+
+def find_user(email: str) -> User | None:
+    with platform_work() as uow:
+        return uow.session.scalar(select(User).where(User.email == email.strip().lower()))
+
+
+def find_organization(slug: str) -> Organization | None:
+    with platform_work() as uow:
+        return uow.session.scalar(select(Organization).where(Organization.slug == slug))
+
+
+@dataclass(frozen=True)
+class MemberRow:
+    id: int
+    user_id: int
+    email: str
+    name: str
+    roles: tuple[str, ...]
+    active: bool
+
+
+def member_rows_in(session: Session, where: ColumnElement[bool] | None = None) -> list[MemberRow]:
+    """The organization's members as the admin pages list them, by name."""
+    stmt = (
+        select(Membership.id, User.id, User.email, User.name, Membership.roles, Membership.active)
+        .join(User, User.id == Membership.user_id)
+        .order_by(func.lower(User.name), User.id)
+    )
+    if where is not None:
+        stmt = stmt.where(where)
+    return [MemberRow(m, u, e, n, tuple(r), a) for m, u, e, n, r, a in session.execute(stmt)]
+
+
+def list_members(actor: Actor) -> list[MemberRow]:
+    with unit_of_work_for(actor) as uow:
+        return member_rows_in(uow.session)
+
+
+def get_member(actor: Actor, member_id: int) -> MemberRow:
+    with unit_of_work_for(actor) as uow:
+        rows = member_rows_in(uow.session, Membership.id == member_id)
+    if not rows:
+        raise NotFound("member")
+    return rows[0]

@@ -1,4 +1,5 @@
-"""Sign-in, sign-out, the language picker, and the members admin pages."""
+"""The landing pages (the start, the organization picker, an organization's home),
+sign-in, sign-out, the language picker, and the members admin pages."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 
+from portal.accounts import queries as account_queries
 from portal.accounts import services
 from portal.accounts.forms import ConfirmForm, LocaleForm, LoginForm, MemberForm, RolesForm
 from portal.config import SUPPORTED_LOCALES
@@ -27,7 +29,30 @@ from portal.web.messages import message_for
 from portal.web.tenancy import current_actor
 
 bp = Blueprint("accounts", __name__)
+home_bp = Blueprint("home", __name__)
 admin_bp = Blueprint("members", __name__, url_prefix="/o/<org>/admin/members")
+
+
+@home_bp.get("/")
+def index():  # type: ignore[no-untyped-def]
+    if not current_user.is_authenticated:
+        return redirect(url_for("accounts.login"))
+    return redirect(url_for("home.organizations"))
+
+
+@home_bp.get("/orgs")
+@login_required
+def organizations():  # type: ignore[no-untyped-def]
+    orgs = account_queries.list_my_organizations(current_user.id)
+    if len(orgs) == 1:
+        return redirect(url_for("home.dashboard", org=orgs[0].slug))
+    return render_template("home/organizations.html", orgs=orgs)
+
+
+@home_bp.get("/o/<org>/")
+@login_required
+def dashboard():  # type: ignore[no-untyped-def]
+    return render_template("home/dashboard.html", actor=current_actor())
 
 
 def _next_or(default: str) -> str:
@@ -102,7 +127,7 @@ def _render_members(form: MemberForm, status: int = 200, created=None):  # type:
     return (
         render_template(
             "accounts/members.html",
-            members=services.list_members(actor),
+            members=account_queries.list_members(actor),
             form=form,
             created=created,
             confirm=ConfirmForm(),
@@ -131,7 +156,7 @@ def create_member():  # type: ignore[no-untyped-def]
 @admin_bp.get("/<int:member_id>")
 @admin_required
 def member(member_id: int):  # type: ignore[no-untyped-def]
-    row = services.get_member(current_actor(), member_id)
+    row = account_queries.get_member(current_actor(), member_id)
     form = RolesForm(data={"admin": "admin" in row.roles, "auditor": "auditor" in row.roles})
     return render_template("accounts/member.html", member=row, form=form, confirm=ConfirmForm())
 
@@ -149,7 +174,7 @@ def set_roles(member_id: int):  # type: ignore[no-untyped-def]
         else:
             flash(_("Roles saved."), "success")
             return redirect(url_for("members.member", member_id=member_id))
-    row = services.get_member(actor, member_id)
+    row = account_queries.get_member(actor, member_id)
     return render_template(
         "accounts/member.html", member=row, form=form, confirm=ConfirmForm()
     ), 422

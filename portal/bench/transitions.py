@@ -26,10 +26,12 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
+from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
 from portal.core.uow import platform_work
 from portal.domain.actor import Role, SystemActor
 from portal.orgchart import services as chart
+from portal.provisioning import provision_organization
 
 FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
 TEAMS = 5
@@ -60,7 +62,7 @@ def _build_world() -> _World:
     from portal.accounts.models import Organization  # noqa: F401 - mapped before use
 
     slug = f"bench-{uuid.uuid4().hex[:8]}"
-    org = accounts.create_organization(slug, "Benchmark Sdn Bhd", base_currency="MYR")
+    org = provision_organization(slug, "Benchmark Sdn Bhd", base_currency="MYR")
     system = SystemActor(org_id=org.id, org_slug=slug)
     admin_email = f"admin@{slug}.test"
     accounts.create_user(admin_email, "Bench Admin", "bench-pass-123")
@@ -74,8 +76,8 @@ def _build_world() -> _World:
     def person(email: str, name: str) -> Any:
         accounts.create_user(email, name, "bench-pass-123")
         accounts.create_member(system, email=email, name=name)  # type: ignore[arg-type]
-        user = accounts.find_user(email)
-        return accounts.actor_for(slug, user.id, None)  # type: ignore[union-attr]
+        user = account_queries.find_user(email)
+        return account_queries.actor_for(slug, user.id, None)  # type: ignore[union-attr]
 
     boss = person(f"ceo@{slug}.test", "Chief")
     chart.assign_position(system, member_id=boss.member_id, position_id=ceo.id)  # type: ignore[arg-type]

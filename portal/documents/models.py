@@ -175,27 +175,3 @@ class Decision(TenantScoped, Base):
 
     def __repr__(self) -> str:
         return f"<Decision doc={self.document_id} #{self.seq} {self.from_state}->{self.to_state}>"
-
-
-class Notification(TenantScoped, Base):
-    """An in-app notice for one member (the outbox delivers it)."""
-
-    __tablename__ = "notification"
-    __table_args__ = (
-        TenantScoped.tenant_key(),
-        tenant_fk("member_id", "membership", ondelete="CASCADE"),
-        tenant_fk("document_id", "document", ondelete="CASCADE"),
-        # Delivery is at least once: the outbox row's id makes a repeat a no-op.
-        UniqueConstraint("org_id", "outbox_id", "member_id"),
-        Index("ix_notification_unread", "org_id", "member_id", "read_at"),
-    )
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    member_id: Mapped[int]
-    document_id: Mapped[int | None]
-    outbox_id: Mapped[int]
-    # A message code and its parameters, translated when shown.
-    code: Mapped[str] = mapped_column(String(63))
-    params: Mapped[dict[str, Any]] = mapped_column(JSON)
-    created_at: Mapped[datetime]
-    read_at: Mapped[datetime | None]

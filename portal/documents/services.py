@@ -19,7 +19,6 @@ from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import bindparam, case, func, insert, select, update
-from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -32,7 +31,6 @@ from portal.core.uow import unit_of_work_for
 from portal.documents.models import (
     Decision,
     Document,
-    Notification,
     ReferenceCounter,
     Task,
     TaskStatus,
@@ -1010,77 +1008,3 @@ def list_my_documents(
             .offset((page - 1) * per_page)
         ).all()
     return Page([DocumentRow(*row) for row in rows], total, page, pages)
-
-
-# --- notifications -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NotificationView:
-    id: int
-    code: str
-    params: dict[str, Any]
-    reference: str | None
-    created_at: datetime
-    read: bool
-
-
-NOTIFICATIONS_SHOWN = 50
-
-
-def list_notifications(actor: Actor) -> list[NotificationView]:
-    """The member's latest notifications, newest first."""
-    with unit_of_work_for(actor) as uow:
-        rows = uow.session.scalars(
-            select(Notification)
-            .where(Notification.member_id == actor.member_id)
-            .order_by(Notification.created_at.desc(), Notification.id.desc())
-            .limit(NOTIFICATIONS_SHOWN)
-        ).all()
-        return [
-            NotificationView(
-                n.id,
-                n.code,
-                dict(n.params),
-                n.params.get("reference"),
-                n.created_at,
-                n.read_at is not None,
-            )
-            for n in rows
-        ]
-
-
-# The bell's number, on every page: prebuilt, SQLAlchemy Core with an explicit tenant
-# predicate (row-level security behind it).
-_UNREAD = select(func.count(Notification.id)).where(
-    Notification.org_id == bindparam("org"),
-    Notification.member_id == bindparam("member"),
-    Notification.read_at.is_(None),
-)
-
-
-def count_unread_notifications(actor: Actor) -> int:
-    with unit_of_work_for(actor) as uow:
-        return count_unread_in(uow.session.connection(), actor)
-
-
-def count_unread_in(connection: Connection, actor: Actor) -> int:
-    """The bell's number inside a unit of work the caller already holds (a page that
-    reads other things in one transaction saves one of its own)."""
-    count = connection.execute(_UNREAD, {"org": actor.org_id, "member": actor.member_id})
-    return int(count.scalar_one())
-
-
-def mark_notifications_read(actor: Actor, ids: list[int] | None = None) -> int:
-    """Mark the member's notifications read: the given ones, or all of them. Another
-    member's ids are simply not theirs to mark (nothing happens)."""
-    with unit_of_work_for(actor) as uow:
-        stmt = (
-            update(Notification)
-            .where(Notification.member_id == actor.member_id, Notification.read_at.is_(None))
-            .values(read_at=clock.now())
-            .execution_options(synchronize_session=False)
-        )
-        if ids is not None:
-            stmt = stmt.where(Notification.id.in_([i for i in ids if 0 < i < 2**63]))
-        return uow.session.execute(stmt).rowcount

@@ -19,10 +19,10 @@ from sqlalchemy.orm import Session
 from portal.accounts.models import Membership, User
 from portal.core.uow import unit_of_work_for
 from portal.documents.models import Document, Task, TaskStatus
-from portal.documents.services import count_unread_in
 from portal.domain.actor import Actor
 from portal.domain.graph import Graph
 from portal.flows import queries as flows
+from portal.notifications.queries import count_unread_in
 
 DEFAULT_LIMIT = 200
 

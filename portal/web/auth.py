@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from flask import Response, abort, flash, g, redirect, request, url_for
+from flask import Flask, Response, abort, flash, g, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user
 
-from portal.accounts.services import load_session_user
 from portal.domain.errors import DomainError
 from portal.extensions import login_manager
 from portal.web.messages import message_for
@@ -38,6 +37,23 @@ class SessionUser:
         return f"{self.id}:{self.session_version}"
 
 
+class StoredUser(Protocol):
+    """What the user loader answers with: the account and its active memberships."""
+
+    id: int
+    email: str
+    name: str
+    locale: str | None
+    session_version: int
+
+    @property
+    def memberships(self) -> tuple[Any, ...]: ...
+
+
+# (user id, session version) -> the user, or None when that session has ended.
+LoadUser = Callable[[int, int], StoredUser | None]
+
+
 def session_user(user: Any) -> SessionUser:
     return SessionUser(
         user.id,
@@ -49,22 +65,25 @@ def session_user(user: Any) -> SessionUser:
     )
 
 
-@login_manager.user_loader
-def _load_user(session_id: str) -> SessionUser | None:
-    try:
-        user_id, version = (int(part) for part in session_id.split(":", 1))
-    except ValueError:
-        return None
-    user = load_session_user(user_id, version)
-    if user is None:
-        # The cookie named a session the server has ended (sign-out elsewhere,
-        # deactivation): say so, rather than the generic "please sign in".
-        g.session_expired = True
-        return None
-    return session_user(user)
+def init_auth(app: Flask, *, load_user: LoadUser) -> None:
+    """Sign-in for every page: ``load_user`` (the accounts feature's, wired in by
+    ``create_app``) turns a session cookie into its user."""
 
+    @login_manager.user_loader
+    def _load_user(session_id: str) -> SessionUser | None:
+        try:
+            user_id, version = (int(part) for part in session_id.split(":", 1))
+        except ValueError:
+            return None
+        user = load_user(user_id, version)
+        if user is None:
+            # The cookie named a session the server has ended (sign-out elsewhere,
+            # deactivation): say so, rather than the generic "please sign in".
+            g.session_expired = True
+            return None
+        return session_user(user)
 
-login_manager.session_protection = "basic"
+    login_manager.session_protection = "basic"
 
 
 @login_manager.unauthorized_handler

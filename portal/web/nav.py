@@ -1,31 +1,41 @@
 """What the layout's navigation needs on every page: the org switcher's list and the
-inbox badge."""
+badges (the inbox's open tasks, the bell's unread notifications). The features that
+count them are wired in by ``create_app``; this module knows none of them."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask, g
 from flask_login import current_user
 
-from portal.accounts.services import list_my_organizations
-from portal.documents.services import count_unread_notifications
 from portal.domain.actor import Actor
-from portal.inbox.queries import count_open_tasks
+
+# A badge's number for the actor in their organization.
+CountBadge = Callable[[Actor], int]
 
 log = logging.getLogger(__name__)
 
 
-def init_nav(app: Flask) -> None:
+def init_nav(
+    app: Flask,
+    *,
+    my_organizations: Callable[[int], list[Any]],
+    badges: Mapping[str, CountBadge],
+) -> None:
+    """``my_organizations(user_id)`` fills the switcher on pages outside an
+    organization; each of ``badges`` (by the name templates call, e.g. ``inbox_count``)
+    is counted at most once per request."""
+
     @app.context_processor
     def _nav() -> dict[str, Any]:
         def my_orgs() -> list[Any]:
             # Loaded lazily: pages that never render the switcher never pay for it.
             if "my_orgs" not in g:
                 g.my_orgs = (
-                    list_my_organizations(current_user.id) if current_user.is_authenticated else []
+                    my_organizations(current_user.id) if current_user.is_authenticated else []
                 )
             return g.my_orgs
 
@@ -43,12 +53,8 @@ def init_nav(app: Flask) -> None:
                         log.warning("%s unavailable", name, exc_info=True)
             return g.get(name)
 
-        def inbox_count() -> int | None:
-            """The signed-in member's open tasks (the inbox page sets it itself)."""
-            return badge("inbox_count", count_open_tasks)
+        def counter(name: str, count: CountBadge) -> Callable[[], int | None]:
+            return lambda: badge(name, count)
 
-        def unread_count() -> int | None:
-            """Unread notifications for the bell."""
-            return badge("unread_count", count_unread_notifications)
-
-        return {"my_orgs": my_orgs, "inbox_count": inbox_count, "unread_count": unread_count}
+        # A page that counted a badge itself (the inbox does) leaves it in ``g``.
+        return {"my_orgs": my_orgs} | {name: counter(name, count) for name, count in badges.items()}

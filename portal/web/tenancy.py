@@ -6,14 +6,20 @@ URL guessing reveals nothing. ``url_for`` fills ``org`` in from the current requ
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from flask import Flask, abort, g, request
 from flask_login import current_user
 
-from portal.accounts.services import actor_in, organizations_of
 from portal.domain.actor import Actor
 from portal.extensions import login_manager
+
+# (the user's memberships, org slug, user id, user's locale) -> the actor, or None when
+# the user is not an active member of an organization at that slug.
+ResolveActor = Callable[[Iterable[Any], str, int, str | None], Actor | None]
+# The user's memberships -> the org switcher's list.
+OrganizationsOf = Callable[[Iterable[Any]], list[Any]]
 
 
 def current_actor() -> Actor:
@@ -23,7 +29,12 @@ def current_actor() -> Actor:
     return actor
 
 
-def init_tenancy(app: Flask) -> None:
+def init_tenancy(
+    app: Flask, *, resolve_actor: ResolveActor, organizations_of: OrganizationsOf
+) -> None:
+    """``/o/<org>/…`` for every page; ``create_app`` wires in how the accounts feature
+    turns memberships into an actor and into the switcher's list."""
+
     @app.url_value_preprocessor
     def _pull_org(endpoint: str | None, values: dict[str, Any] | None) -> None:
         if not values or "org" not in values:
@@ -34,7 +45,7 @@ def init_tenancy(app: Flask) -> None:
             abort(login_manager.unauthorized())
         # The memberships came with the user, in the same statement: no query here.
         memberships = current_user.memberships
-        actor = actor_in(memberships, slug, current_user.id, current_user.locale)
+        actor = resolve_actor(memberships, slug, current_user.id, current_user.locale)
         if actor is None:
             abort(404)
         g.actor = actor

@@ -7,6 +7,7 @@ import time
 import pytest
 from sqlalchemy import update
 
+from portal.accounts import queries as account_queries
 from portal.accounts import services
 from portal.accounts.models import User
 from portal.accounts.services import LoginThrottle
@@ -166,47 +167,47 @@ def test_a_session_user_comes_with_every_active_membership_and_its_organization(
 ):
     # Alice is in acme; make her a member of globex too, then leave it.
     in_globex = make_member(globex.org, acme.admin.name, email=acme.admin.email)
-    user = services.find_user(acme.admin.email)
+    user = account_queries.find_user(acme.admin.email)
     assert user is not None
 
-    loaded = services.load_session_user(user.id, user.session_version)
+    loaded = account_queries.load_session_user(user.id, user.session_version)
 
     assert loaded is not None and loaded.name == "Alice Admin"
     assert [(m.slug, m.name) for m in loaded.memberships] == [
         ("acme-test", "Acme Test"),
         ("globex-test", "Globex Test"),
     ]
-    actor = services.actor_in(loaded.memberships, "globex-test", user.id, None)
+    actor = account_queries.actor_in(loaded.memberships, "globex-test", user.id, None)
     assert actor is not None and actor.org_id == globex.org.id
     # Nobody gets an actor for an organization they are not in, or one that is not there.
-    assert services.actor_in(loaded.memberships, "initech-test", user.id, None) is None
+    assert account_queries.actor_in(loaded.memberships, "initech-test", user.id, None) is None
 
     services.deactivate_member(globex.admin.actor, in_globex.actor.member_id)
-    reloaded = services.load_session_user(user.id, user.session_version)
+    reloaded = account_queries.load_session_user(user.id, user.session_version)
     assert reloaded is not None
     assert [m.slug for m in reloaded.memberships] == ["acme-test"]
-    assert services.actor_in(reloaded.memberships, "globex-test", user.id, None) is None
+    assert account_queries.actor_in(reloaded.memberships, "globex-test", user.id, None) is None
 
 
 def test_ending_sessions_invalidates_every_earlier_session_of_the_user(acme):
-    user = services.find_user(acme.admin.email)
+    user = account_queries.find_user(acme.admin.email)
     assert user is not None
-    assert services.load_session_user(user.id, user.session_version) is not None
+    assert account_queries.load_session_user(user.id, user.session_version) is not None
 
     services.end_sessions(user.id)
-    assert services.load_session_user(user.id, user.session_version) is None
-    renewed = services.load_session_user(user.id, user.session_version + 1)
+    assert account_queries.load_session_user(user.id, user.session_version) is None
+    renewed = account_queries.load_session_user(user.id, user.session_version + 1)
     assert renewed is not None
     assert renewed.id == user.id
 
 
 def test_a_deactivated_account_has_no_valid_session(acme):
-    user = services.find_user(acme.admin.email)
+    user = account_queries.find_user(acme.admin.email)
     assert user is not None
-    assert services.load_session_user(user.id, user.session_version) is not None
+    assert account_queries.load_session_user(user.id, user.session_version) is not None
 
     _set_user_active(user.id, False)
-    assert services.load_session_user(user.id, user.session_version) is None
+    assert account_queries.load_session_user(user.id, user.session_version) is None
 
 
 # --- locale -----------------------------------------------------------------------------
@@ -214,12 +215,12 @@ def test_a_deactivated_account_has_no_valid_session(acme):
 
 def test_a_user_can_save_a_supported_locale_but_not_another(acme):
     services.set_user_locale(acme.admin.user_id, "zh")
-    assert services.find_user(acme.admin.email).locale == "zh"
+    assert account_queries.find_user(acme.admin.email).locale == "zh"
 
     with pytest.raises(DomainError) as caught:
         services.set_user_locale(acme.admin.user_id, "xx")
     assert caught.value.code == "unsupported_locale"
-    assert services.find_user(acme.admin.email).locale == "zh"
+    assert account_queries.find_user(acme.admin.email).locale == "zh"
 
 
 def test_the_actor_speaks_the_users_locale_else_the_organizations(make_org, make_member):
@@ -236,18 +237,18 @@ def test_the_actor_speaks_the_users_locale_else_the_organizations(make_org, make
 def test_a_user_sees_only_the_organizations_where_they_are_an_active_member(acme, globex):
     person = acme.admin
     services.create_member(system_actor(globex.org), email=person.email, name=person.name)
-    slugs = [o.slug for o in services.list_my_organizations(person.user_id)]
+    slugs = [o.slug for o in account_queries.list_my_organizations(person.user_id)]
     assert slugs == ["acme-test", "globex-test"]
 
-    member_id = services.actor_for("globex-test", person.user_id, None).member_id
+    member_id = account_queries.actor_for("globex-test", person.user_id, None).member_id
     services.deactivate_member(globex.admin.actor, member_id)
-    assert [o.slug for o in services.list_my_organizations(person.user_id)] == ["acme-test"]
+    assert [o.slug for o in account_queries.list_my_organizations(person.user_id)] == ["acme-test"]
 
 
 def test_an_actor_exists_only_for_an_active_membership_of_an_existing_org(acme, globex):
-    assert services.actor_for("acme-test", acme.admin.user_id, None) is not None
-    assert services.actor_for("globex-test", acme.admin.user_id, None) is None
-    assert services.actor_for("does-not-exist", acme.admin.user_id, None) is None
+    assert account_queries.actor_for("acme-test", acme.admin.user_id, None) is not None
+    assert account_queries.actor_for("globex-test", acme.admin.user_id, None) is None
+    assert account_queries.actor_for("does-not-exist", acme.admin.user_id, None) is None
 
 
 # --- members ----------------------------------------------------------------------------
@@ -268,7 +269,9 @@ def test_a_new_member_gets_a_temporary_password_that_signs_them_in(acme, globex)
         throttle=_throttle(),
     )
     assert user.id == created.member.user_id
-    assert [m.email for m in services.list_members(globex.admin.actor)] == [globex.admin.email]
+    assert [m.email for m in account_queries.list_members(globex.admin.actor)] == [
+        globex.admin.email
+    ]
 
 
 def test_the_same_email_cannot_join_one_organization_twice(acme):
@@ -279,7 +282,7 @@ def test_the_same_email_cannot_join_one_organization_twice(acme):
         services.create_member(acme.admin.actor, email="TWICE@example.test", name="Again")
     assert caught.value.code == "duplicate_email"
     assert caught.value.field == "email"
-    emails = [m.email for m in services.list_members(acme.admin.actor)]
+    emails = [m.email for m in account_queries.list_members(acme.admin.actor)]
     assert emails.count("twice@example.test") == 1
 
 
@@ -293,7 +296,7 @@ def test_an_existing_account_joins_another_organization_with_its_own_password(ac
         globex.admin.email, PASSWORD, address=ADDRESS, throttle=_throttle()
     )
     assert user.id == globex.admin.user_id
-    assert [o.slug for o in services.list_my_organizations(user.id)] == [
+    assert [o.slug for o in account_queries.list_my_organizations(user.id)] == [
         "acme-test",
         "globex-test",
     ]
@@ -306,15 +309,15 @@ def test_only_an_admin_can_add_members(acme, make_member):
     with pytest.raises(Forbidden) as caught:
         services.create_member(bob.actor, email="two@example.test", name="Two")
     assert caught.value.code == "admin_required"
-    assert services.find_user("two@example.test") is None
+    assert account_queries.find_user("two@example.test") is None
 
 
 def test_an_admin_can_deactivate_and_reactivate_a_member(acme, make_member):
     bob = make_member(acme.org, "Bob Builder")
     assert services.deactivate_member(acme.admin.actor, bob.member_id).active is False
-    assert services.actor_for("acme-test", bob.user_id, None) is None
+    assert account_queries.actor_for("acme-test", bob.user_id, None) is None
     assert services.reactivate_member(acme.admin.actor, bob.member_id).active is True
-    assert services.actor_for("acme-test", bob.user_id, None) is not None
+    assert account_queries.actor_for("acme-test", bob.user_id, None) is not None
 
 
 def test_an_admin_cannot_deactivate_their_own_membership(acme, make_member):
@@ -324,7 +327,7 @@ def test_an_admin_cannot_deactivate_their_own_membership(acme, make_member):
     with pytest.raises(DomainError) as caught:
         services.deactivate_member(acme.admin.actor, acme.admin.member_id)
     assert caught.value.code == "cannot_deactivate_self"
-    assert services.get_member(acme.admin.actor, acme.admin.member_id).active is True
+    assert account_queries.get_member(acme.admin.actor, acme.admin.member_id).active is True
 
 
 def test_the_last_admin_cannot_lose_the_admin_role(acme, make_member):
@@ -335,7 +338,7 @@ def test_the_last_admin_cannot_lose_the_admin_role(acme, make_member):
     with pytest.raises(DomainError) as caught:
         services.set_member_roles(acme.admin.actor, acme.admin.member_id, ["auditor"])
     assert caught.value.code == "last_admin"
-    assert services.get_member(acme.admin.actor, acme.admin.member_id).roles == ("admin",)
+    assert account_queries.get_member(acme.admin.actor, acme.admin.member_id).roles == ("admin",)
 
 
 def test_the_last_active_admin_cannot_be_deactivated_by_the_platform(acme, make_member):
@@ -346,7 +349,7 @@ def test_the_last_active_admin_cannot_be_deactivated_by_the_platform(acme, make_
     with pytest.raises(DomainError) as caught:
         services.deactivate_member(platform, acme.admin.member_id)
     assert caught.value.code == "last_admin"
-    assert services.get_member(acme.admin.actor, acme.admin.member_id).active is True
+    assert account_queries.get_member(acme.admin.actor, acme.admin.member_id).active is True
 
 
 def test_an_unknown_role_is_refused(acme, make_member):
@@ -362,17 +365,17 @@ def test_an_unknown_role_is_refused(acme, make_member):
 
 def test_an_admin_cannot_touch_a_member_of_another_organization(acme, globex, make_member):
     bob = make_member(acme.org, "Bob Builder")
-    assert services.get_member(acme.admin.actor, bob.member_id).email == bob.email
+    assert account_queries.get_member(acme.admin.actor, bob.member_id).email == bob.email
 
     foreign = globex.admin.member_id
     for attempt in (
-        lambda: services.get_member(acme.admin.actor, foreign),
+        lambda: account_queries.get_member(acme.admin.actor, foreign),
         lambda: services.deactivate_member(acme.admin.actor, foreign),
         lambda: services.reactivate_member(acme.admin.actor, foreign),
         lambda: services.set_member_roles(acme.admin.actor, foreign, []),
     ):
         with pytest.raises(NotFound):
             attempt()
-    untouched = services.get_member(globex.admin.actor, foreign)
+    untouched = account_queries.get_member(globex.admin.actor, foreign)
     assert untouched.active is True
     assert untouched.roles == ("admin",)

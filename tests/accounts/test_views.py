@@ -7,6 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from sqlalchemy import update
 
+from portal.accounts import queries as account_queries
 from portal.accounts import services
 from portal.accounts.models import User
 from portal.core.uow import platform_work
@@ -243,7 +244,7 @@ def test_an_admin_sees_the_members_page_and_a_plain_member_is_forbidden(acme, ma
         MEMBERS, data={"name": "Eve", "email": "eve@example.test", "csrf_token": member.csrf_token}
     )
     assert refused.status_code == 403
-    assert services.find_user("eve@example.test") is None
+    assert account_queries.find_user("eve@example.test") is None
 
 
 def test_an_admin_adds_a_member_who_signs_in_with_the_password_shown_once(acme, globex, sign_in):
@@ -278,7 +279,7 @@ def test_the_same_email_twice_in_one_org_is_refused_inline(acme, sign_in):
         r"dora@example\.test is already a member of this organization\.",
         html,
     ), html
-    emails = [m.email for m in services.list_members(acme.admin.actor)]
+    emails = [m.email for m in account_queries.list_members(acme.admin.actor)]
     assert emails.count("dora@example.test") == 1
 
 
@@ -297,7 +298,7 @@ def test_a_malformed_email_is_refused_inline(acme, sign_in):
     )
     assert bad.status_code == 422
     assert 'id="email-error"' in bad.get_data(as_text=True)
-    assert len(services.list_members(acme.admin.actor)) == 2
+    assert len(account_queries.list_members(acme.admin.actor)) == 2
 
 
 def test_an_existing_account_added_to_another_org_keeps_its_own_password(acme, globex, sign_in):
@@ -327,12 +328,12 @@ def test_an_admin_deactivates_and_reactivates_a_member(acme, make_member, sign_i
     assert done.headers["Location"] == _member_url(bob.member_id)
     page = admin.client.get(done.headers["Location"]).get_data(as_text=True)
     assert "Membership deactivated." in page
-    assert services.get_member(acme.admin.actor, bob.member_id).active is False
+    assert account_queries.get_member(acme.admin.actor, bob.member_id).active is False
 
     admin.client.post(
         _member_url(bob.member_id, "reactivate"), data={"csrf_token": admin.csrf_token}
     )
-    assert services.get_member(acme.admin.actor, bob.member_id).active is True
+    assert account_queries.get_member(acme.admin.actor, bob.member_id).active is True
 
 
 def test_an_admin_cannot_deactivate_their_own_membership_from_the_page(acme, make_member, sign_in):
@@ -349,7 +350,7 @@ def test_an_admin_cannot_deactivate_their_own_membership_from_the_page(acme, mak
     assert refused.status_code == 303
     page = admin.client.get(refused.headers["Location"]).get_data(as_text=True)
     assert "You cannot deactivate your own membership." in page
-    assert services.get_member(acme.admin.actor, acme.admin.member_id).active is True
+    assert account_queries.get_member(acme.admin.actor, acme.admin.member_id).active is True
 
 
 def test_removing_the_admin_role_from_the_last_admin_is_refused(acme, make_member, sign_in):
@@ -360,7 +361,7 @@ def test_removing_the_admin_role_from_the_last_admin_is_refused(acme, make_membe
         data={"auditor": "y", "csrf_token": admin.csrf_token},
     )
     assert allowed.status_code == 302
-    assert services.get_member(acme.admin.actor, olga.member_id).roles == ("auditor",)
+    assert account_queries.get_member(acme.admin.actor, olga.member_id).roles == ("auditor",)
 
     refused = admin.client.post(
         _member_url(acme.admin.member_id, "roles"),
@@ -368,7 +369,7 @@ def test_removing_the_admin_role_from_the_last_admin_is_refused(acme, make_membe
     )
     assert refused.status_code == 422
     assert "An organization needs at least one active admin" in refused.get_data(as_text=True)
-    assert services.get_member(acme.admin.actor, acme.admin.member_id).roles == ("admin",)
+    assert account_queries.get_member(acme.admin.actor, acme.admin.member_id).roles == ("admin",)
 
 
 def test_an_admin_posting_to_another_orgs_member_gets_404_and_changes_nothing(
@@ -391,7 +392,7 @@ def test_an_admin_posting_to_another_orgs_member_gets_404_and_changes_nothing(
     ):
         response = admin.client.post(_member_url(foreign, action), data=form)
         assert response.status_code == 404, action
-    untouched = services.get_member(globex.admin.actor, foreign)
+    untouched = account_queries.get_member(globex.admin.actor, foreign)
     assert untouched.active is True
     assert untouched.roles == ("admin",)
 
@@ -409,7 +410,7 @@ def test_choosing_a_language_saves_it_on_the_account_and_the_pages_follow(acme, 
     )
     assert response.status_code == 302
     assert response.headers["Location"] == "/o/acme-test/"
-    assert services.find_user(acme.admin.email).locale == "zh"
+    assert account_queries.find_user(acme.admin.email).locale == "zh"
     assert '<html lang="zh">' in browser.client.get("/o/acme-test/").get_data(as_text=True)
 
     # The choice belongs to the account: another browser signing in gets it too.
@@ -420,10 +421,10 @@ def test_choosing_a_language_saves_it_on_the_account_and_the_pages_follow(acme, 
 def test_an_unsupported_language_is_ignored(acme, sign_in):
     browser = sign_in(acme.admin.email)
     browser.client.post("/locale", data={"locale": "ms", "csrf_token": browser.csrf_token})
-    assert services.find_user(acme.admin.email).locale == "ms"
+    assert account_queries.find_user(acme.admin.email).locale == "ms"
 
     browser.client.post("/locale", data={"locale": "xx", "csrf_token": browser.csrf_token})
-    assert services.find_user(acme.admin.email).locale == "ms"
+    assert account_queries.find_user(acme.admin.email).locale == "ms"
     assert '<html lang="ms">' in browser.client.get("/o/acme-test/").get_data(as_text=True)
 
 

@@ -39,6 +39,7 @@ def test_settings_come_from_the_environment_with_safe_defaults(tmp_path):
 
 
 def test_demo_seeding_builds_acme_once_and_then_leaves_it_alone(app):
+    from portal.accounts import queries as account_queries
     from portal.accounts import services
     from portal.demo import DEMO_PASSWORD, PEOPLE, seed_demo
     from portal.domain.actor import SystemActor
@@ -46,9 +47,9 @@ def test_demo_seeding_builds_acme_once_and_then_leaves_it_alone(app):
     from portal.orgchart.services import get_chart
 
     assert seed_demo() is True
-    org = services.find_organization("acme")
+    org = account_queries.find_organization("acme")
     system = SystemActor(org_id=org.id, org_slug=org.slug)
-    members = services.list_members(system)
+    members = account_queries.list_members(system)
     assert len(members) == len(PEOPLE) == 12
     chart = get_chart(system)
     assert not chart.vacant_positions and not chart.members_without_primary
@@ -63,6 +64,6 @@ def test_demo_seeding_builds_acme_once_and_then_leaves_it_alone(app):
     services.deactivate_member(system, members[-1].id)  # an admin's edit…
 
     assert seed_demo() is False  # …survives the next start
-    assert not services.get_member(system, members[-1].id).active
-    assert services.find_user(PEOPLE[0].email) is not None
+    assert not account_queries.get_member(system, members[-1].id).active
+    assert account_queries.find_user(PEOPLE[0].email) is not None
     assert DEMO_PASSWORD

@@ -146,9 +146,10 @@ def test_a_pooled_connection_never_carries_a_tenant_into_the_next_transaction(ba
         pytest.skip("row-level security is PostgreSQL's")
     from portal.accounts import services
     from portal.domain.actor import SystemActor
+    from portal.provisioning import provision_organization
 
-    org_a = services.create_organization("pool-a", "Pool A")
-    org_b = services.create_organization("pool-b", "Pool B")
+    org_a = provision_organization("pool-a", "Pool A")
+    org_b = provision_organization("pool-b", "Pool B")
     try:
         for org, email in ((org_a, "a@pool.test"), (org_b, "b@pool.test")):
             services.create_user(email, email, "pw-123456")

@@ -10,6 +10,7 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import create_engine, func, select, text
 
+from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
 from portal.core.uow import unit_of_work
 from portal.documents import services as documents
@@ -17,6 +18,7 @@ from portal.documents.models import Decision, Task, TaskStatus
 from portal.domain.actor import Role, SystemActor
 from portal.domain.errors import DomainError
 from portal.orgchart import services as chart
+from portal.provisioning import provision_organization
 
 pytestmark = pytest.mark.postgres_only
 THREADS = 8
@@ -31,7 +33,7 @@ def race_org(backend, committed):  # type: ignore[no-untyped-def]
         pytest.skip("the races are PostgreSQL's")
     slug = f"race-{uuid.uuid4().hex[:8]}"
     emails = [f"{slug}-{n}@race.test" for n in range(THREADS + 1)]
-    org = accounts.create_organization(slug, "Race Ltd", base_currency="MYR")
+    org = provision_organization(slug, "Race Ltd", base_currency="MYR")
     try:
         system = SystemActor(org_id=org.id, org_slug=slug)
         for n, email in enumerate(emails):
@@ -39,7 +41,7 @@ def race_org(backend, committed):  # type: ignore[no-untyped-def]
             roles = [Role.ADMIN] if n == 1 else []
             accounts.create_member(system, email=email, name=f"Person {n}", roles=roles)  # type: ignore[arg-type]
         people = [
-            accounts.actor_for(slug, accounts.find_user(email).id, None)  # type: ignore[union-attr]
+            account_queries.actor_for(slug, account_queries.find_user(email).id, None)  # type: ignore[union-attr]
             for email in emails
         ]
         unit = chart.create_unit(system, code="OPS", name="Operations")  # type: ignore[arg-type]

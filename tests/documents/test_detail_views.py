@@ -9,22 +9,9 @@ from decimal import Decimal
 from portal.demo import DEMO_PASSWORD
 from portal.documents import services as documents
 from portal.inbox.queries import count_open_tasks
-from tests.factories import csrf_token_from
+from tests.factories import demo_browser
 
 FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
-
-
-def _browser(app, name: str):  # type: ignore[no-untyped-def]
-    """A browser signed in as a demo person; returns (client, CSRF token)."""
-    browser = app.test_client()
-    token = csrf_token_from(browser.get("/login").get_data(as_text=True))
-    signed_in = browser.post(
-        "/login",
-        data={"email": f"{name}@acme.example", "password": DEMO_PASSWORD, "csrf_token": token},
-    )
-    assert signed_in.status_code == 302
-    page = browser.get("/o/acme/", follow_redirects=True).get_data(as_text=True)
-    return browser, csrf_token_from(page)
 
 
 def _submitted(people):  # type: ignore[no-untyped-def]
@@ -41,7 +28,7 @@ def _buttons(html: str) -> list[str]:
 
 def test_the_approver_sees_exactly_the_actions_open_to_them(app, people):
     doc = _submitted(people)
-    nurul, _ = _browser(app, "nurul")
+    nurul, _ = demo_browser(app, "nurul")
     page = nurul.get(f"/o/acme/documents/{doc.reference}")
     assert page.status_code == 200
     html = page.get_data(as_text=True)
@@ -50,7 +37,7 @@ def test_the_approver_sees_exactly_the_actions_open_to_them(app, people):
     assert "required to Reject" in html
 
     # The requester sees no approver's button, but learns whom they wait for.
-    siti, _ = _browser(app, "siti")
+    siti, _ = demo_browser(app, "siti")
     mine = siti.get(f"/o/acme/documents/{doc.reference}").get_data(as_text=True)
     assert "review" not in _buttons(mine) and "withdraw" in _buttons(mine)
     assert "Mark reviewed / Reject — waiting for: Nurul Huda" in mine
@@ -60,7 +47,7 @@ def test_the_approver_sees_exactly_the_actions_open_to_them(app, people):
 
 def test_a_decision_posted_from_the_page_moves_the_document_and_joins_the_history(app, people):
     doc = _submitted(people)
-    nurul, token = _browser(app, "nurul")
+    nurul, token = demo_browser(app, "nurul")
     moved = nurul.post(
         f"/o/acme/documents/{doc.reference}/transition",
         data={
@@ -79,7 +66,7 @@ def test_a_decision_posted_from_the_page_moves_the_document_and_joins_the_histor
 
 def test_a_stale_page_is_told_the_document_moved_on_and_shown_as_it_is(app, people):
     doc = _submitted(people)
-    nurul, token = _browser(app, "nurul")
+    nurul, token = demo_browser(app, "nurul")
     form = {"transition": "review", "seen_state": "pending_review", "csrf_token": token}
     assert nurul.post(f"/o/acme/documents/{doc.reference}/transition", data=form).status_code == 302
 
@@ -93,7 +80,7 @@ def test_a_stale_page_is_told_the_document_moved_on_and_shown_as_it_is(app, peop
 
 def test_a_refused_action_says_why_and_changes_nothing(app, people):
     doc = _submitted(people)
-    nurul, token = _browser(app, "nurul")
+    nurul, token = demo_browser(app, "nurul")
     refused = nurul.post(
         f"/o/acme/documents/{doc.reference}/transition",
         data={
@@ -116,20 +103,20 @@ def test_a_refused_action_says_why_and_changes_nothing(app, people):
 
 def test_a_document_is_not_there_for_who_may_not_see_it(app, people, globex):
     doc = _submitted(people)
-    farid, token = _browser(app, "farid")  # head of Operations: no part in Siti's claim
+    farid, token = demo_browser(app, "farid")  # head of Operations: no part in Siti's claim
     assert farid.get(f"/o/acme/documents/{doc.reference}").status_code == 404
     post = farid.post(
         f"/o/acme/documents/{doc.reference}/transition",
         data={"transition": "review", "seen_state": "pending_review", "csrf_token": token},
     )
     assert post.status_code == 404
-    ravi, _ = _browser(app, "ravi")  # the auditor sees every document
+    ravi, _ = demo_browser(app, "ravi")  # the auditor sees every document
     assert ravi.get(f"/o/acme/documents/{doc.reference}").status_code == 200
 
 
 def test_a_post_without_its_csrf_token_is_refused(app, people):
     allowed, doc = _submitted(people), _submitted(people)
-    nurul, token = _browser(app, "nurul")
+    nurul, token = demo_browser(app, "nurul")
     done = nurul.post(
         f"/o/acme/documents/{allowed.reference}/transition",
         data={"transition": "review", "seen_state": "pending_review", "csrf_token": token},
@@ -157,7 +144,7 @@ def test_a_submission_nobody_could_decide_is_refused_in_plain_words(app, people)
     doc = documents.create_document(
         newbie, kind="expense_claim", title="Lunch", amount=Decimal("25.00"), fields=FIELDS
     )
-    browser, token = _browser(app, "newbie")
+    browser, token = demo_browser(app, "newbie")
     refused = browser.post(
         f"/o/acme/documents/{doc.reference}/transition",
         data={"transition": "submit", "seen_state": "draft", "csrf_token": token},
@@ -176,7 +163,7 @@ HTMX = {"HX-Request": "true"}
 
 def test_with_htmx_a_decision_answers_the_changed_region_and_the_nav_count(app, people):
     doc = _submitted(people)
-    nurul, token = _browser(app, "nurul")
+    nurul, token = demo_browser(app, "nurul")
     form = {"transition": "review", "seen_state": "pending_review", "csrf_token": token}
 
     moved = nurul.post(f"/o/acme/documents/{doc.reference}/transition", data=form, headers=HTMX)
@@ -199,7 +186,7 @@ def test_with_htmx_a_decision_answers_the_changed_region_and_the_nav_count(app, 
 
 def test_with_htmx_a_missing_comment_keeps_what_was_typed_and_focuses_the_field(app, people):
     doc = _submitted(people)
-    nurul, token = _browser(app, "nurul")
+    nurul, token = demo_browser(app, "nurul")
     # Allowed first: with its comment, the rejection goes through.
     other = _submitted(people)
     ok = nurul.post(
@@ -238,7 +225,7 @@ def test_with_htmx_a_missing_comment_keeps_what_was_typed_and_focuses_the_field(
 
 def test_a_refused_decision_keeps_the_typed_comment_with_or_without_javascript(app, people):
     doc = _submitted(people)
-    nurul, token = _browser(app, "nurul")
+    nurul, token = demo_browser(app, "nurul")
     form = {"transition": "review", "seen_state": "pending_review", "csrf_token": token}
     assert nurul.post(f"/o/acme/documents/{doc.reference}/transition", data=form).status_code == 302
 
@@ -259,7 +246,7 @@ def test_a_refused_decision_keeps_the_typed_comment_with_or_without_javascript(a
 
 def test_with_htmx_a_document_out_of_reach_is_still_not_found(app, people):
     doc = _submitted(people)
-    farid, token = _browser(app, "farid")
+    farid, token = demo_browser(app, "farid")
     post = farid.post(
         f"/o/acme/documents/{doc.reference}/transition",
         data={"transition": "review", "seen_state": "pending_review", "csrf_token": token},

@@ -14,7 +14,8 @@ from portal.core.clock import clock
 from portal.core.outbox import OutboxEvent
 from portal.core.uow import unit_of_work
 from portal.documents import services as documents
-from portal.documents.models import Decision, Notification
+from portal.documents.models import Decision
+from portal.notifications.models import Notification
 
 CLAIM_FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
 

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import DBAPIError
 
-from portal.accounts import services as accounts
+from portal.accounts import queries as account_queries
 from portal.core.clock import clock
 from portal.core.db import db
 from portal.core.outbox import OutboxEvent
@@ -33,7 +33,7 @@ from portal.domain.graph import (
 )
 from portal.flows import queries as flow_queries
 from portal.flows import services as flows
-from tests.documents.conftest import demo_people
+from tests.factories import demo_people
 
 postgres_only = pytest.mark.postgres_only
 
@@ -471,7 +471,7 @@ def test_who_raised_a_dispute_may_not_close_it(people, globex):
 def test_a_requester_with_no_seat_cannot_submit(people, globex, make_member):
     siti = people("siti")
     assert _move(siti, _claim(siti), "submit").state == "pending_review"
-    acme = accounts.find_organization("acme")
+    acme = account_queries.find_organization("acme")
     newcomer = make_member(acme, "Nora Newcomer").actor
     draft = _claim(newcomer)  # creating needs no route; submitting does
 

@@ -12,11 +12,9 @@ from decimal import Decimal
 import pytest
 
 from portal.core.clock import clock
-from portal.demo import DEMO_PASSWORD
 from portal.documents import services as documents
 from portal.inbox import queries
-from tests.documents.conftest import demo_people
-from tests.factories import csrf_token_from
+from tests.factories import demo_browser, demo_people
 
 INBOX = "/o/acme/inbox"
 CLAIM_FIELDS = {"category": "meals", "expense_date": "2026-11-21"}
@@ -48,19 +46,6 @@ def _purchase(requester, title: str):  # type: ignore[no-untyped-def]
     return documents.transition_document(
         requester, doc.reference, "submit", seen_state="draft"
     ).document
-
-
-def _browser(app, name: str):  # type: ignore[no-untyped-def]
-    """A browser signed in as a demo person; returns (client, CSRF token)."""
-    browser = app.test_client()
-    token = csrf_token_from(browser.get("/login").get_data(as_text=True))
-    response = browser.post(
-        "/login",
-        data={"email": f"{name}@acme.example", "password": DEMO_PASSWORD, "csrf_token": token},
-    )
-    assert response.status_code == 302, response.get_data(as_text=True)
-    page = browser.get(f"{INBOX}/")
-    return browser, csrf_token_from(page.get_data(as_text=True))
 
 
 def _listed(html: str) -> list[str]:
@@ -108,7 +93,7 @@ def test_the_approver_sees_the_submitted_documents_most_urgent_first(app, people
     assert inbox.rows[1].state == "pending_review"
     assert queries.count_open_tasks(nurul) == 3
 
-    browser, _ = _browser(app, "nurul")
+    browser, _ = demo_browser(app, "nurul")
     html = browser.get(f"{INBOX}/").get_data(as_text=True)
     assert _listed(html) == [purchase.reference, older_claim.reference, newer_claim.reference]
     assert "overdue" in html
@@ -134,7 +119,7 @@ def test_a_title_that_looks_like_markup_is_shown_as_text(app, people):
     siti = people("siti")
     plain = _claim(siti, "Lunch & taxi")
     tricky = _claim(siti, '<img src=x onerror="alert(1)">')
-    browser, _ = _browser(app, "nurul")
+    browser, _ = demo_browser(app, "nurul")
 
     html = browser.get(f"{INBOX}/").get_data(as_text=True)
 
@@ -151,7 +136,7 @@ def test_the_requester_sees_none_of_their_own_documents(app, people):
 
     assert queries.open_tasks(siti).rows == []
     assert queries.count_open_tasks(siti) == 0
-    browser, _ = _browser(app, "siti")
+    browser, _ = demo_browser(app, "siti")
     html = browser.get(f"{INBOX}/").get_data(as_text=True)
     assert _listed(html) == []
     assert "Nothing is waiting for you" in html
@@ -161,7 +146,7 @@ def test_the_requester_sees_none_of_their_own_documents(app, people):
 def test_another_organization_never_appears(app, people, globex, login, client):
     siti = people("siti")
     doc = _claim(siti, "Conference fee")
-    nurul_browser, _ = _browser(app, "nurul")
+    nurul_browser, _ = demo_browser(app, "nurul")
     assert doc.reference in nurul_browser.get(f"{INBOX}/").get_data(as_text=True)
 
     login(globex.admin)
@@ -179,7 +164,7 @@ def test_another_organization_never_appears(app, people, globex, login, client):
 def test_a_bulk_approve_moves_both_documents_and_reports_each(app, people):
     siti, jason, nurul = people("siti"), people("jason"), people("nurul")
     claim, purchase = _claim(siti, "Lunch"), _purchase(jason, "Toner")
-    browser, token = _browser(app, "nurul")
+    browser, token = demo_browser(app, "nurul")
 
     response = browser.post(
         f"{INBOX}/bulk",
@@ -206,7 +191,7 @@ def test_a_bulk_approve_moves_both_documents_and_reports_each(app, people):
 def test_a_document_moved_meanwhile_is_reported_stale_while_the_other_succeeds(app, people):
     siti, nurul = people("siti"), people("nurul")
     first, second = _claim(siti, "Parking"), _claim(siti, "Fuel")
-    browser, token = _browser(app, "nurul")
+    browser, token = demo_browser(app, "nurul")
     # Another tab reviews the first claim after this page was rendered.
     documents.transition_document(nurul, first.reference, "review", seen_state=first.state)
 
@@ -232,7 +217,7 @@ def test_a_document_moved_meanwhile_is_reported_stale_while_the_other_succeeds(a
 def test_a_reject_without_a_comment_is_refused_for_each_document(app, people):
     siti, nurul = people("siti"), people("nurul")
     first, second = _claim(siti, "Snacks"), _claim(siti, "Drinks")
-    browser, token = _browser(app, "nurul")
+    browser, token = demo_browser(app, "nurul")
     items = [_value(first), _value(second)]
 
     refused = browser.post(
@@ -266,7 +251,7 @@ def test_a_reject_without_a_comment_is_refused_for_each_document(app, people):
 def test_a_bulk_with_a_repeated_document_or_over_the_limit_is_refused_whole(app, people):
     siti = people("siti")
     doc = _claim(siti, "Coffee")
-    browser, token = _browser(app, "nurul")
+    browser, token = demo_browser(app, "nurul")
 
     repeated = browser.post(
         f"{INBOX}/bulk",
@@ -287,7 +272,7 @@ def test_a_bulk_with_a_repeated_document_or_over_the_limit_is_refused_whole(app,
 def test_a_bulk_post_without_the_csrf_token_is_refused(app, people):
     siti, nurul = people("siti"), people("nurul")
     doc = _claim(siti, "Stationery")
-    browser, token = _browser(app, "nurul")
+    browser, token = demo_browser(app, "nurul")
 
     refused = browser.post(f"{INBOX}/bulk", data={"items": [_value(doc)], "transition": "approve"})
 
@@ -306,7 +291,7 @@ def test_a_bulk_post_without_the_csrf_token_is_refused(app, people):
 def test_the_refreshed_rows_keep_the_checked_boxes_checked(app, people):
     siti, nurul = people("siti"), people("nurul")
     kept, other, moved = _claim(siti, "Bus"), _claim(siti, "Tram"), _claim(siti, "Ferry")
-    browser, _ = _browser(app, "nurul")
+    browser, _ = demo_browser(app, "nurul")
     documents.transition_document(nurul, moved.reference, "review", seen_state=moved.state)
 
     fragment = browser.get(

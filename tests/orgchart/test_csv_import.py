@@ -6,6 +6,7 @@ from datetime import date
 
 import pytest
 
+from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
 from portal.core.security import verify_password
 from portal.domain.errors import DomainError, Forbidden, RowErrors
@@ -120,11 +121,11 @@ def test_only_new_accounts_get_a_temporary_password_that_opens_them(acme, today)
     emails = [email for email, _ in result.passwords]
     assert emails == ["bob@example.test", "carol@example.test", "carol.x@example.test"]
     for email, password in result.passwords:
-        user = accounts.find_user(email)
+        user = account_queries.find_user(email)
         assert user is not None and verify_password(user.password_hash, password)
-    erin = accounts.find_user("erin@example.test")
+    erin = account_queries.find_user("erin@example.test")
     assert erin is not None and verify_password(erin.password_hash, "erin's own password")
-    assert "Erin Existing" in [m.name for m in accounts.list_members(admin)]
+    assert "Erin Existing" in [m.name for m in account_queries.list_members(admin)]
 
 
 def test_imported_roles_are_given_to_new_members(acme, today):
@@ -133,7 +134,7 @@ def test_imported_roles_are_given_to_new_members(acme, today):
 
     import_csv(admin, "members", _members(acme.admin.email))
 
-    roles = {m.name: set(m.roles) for m in accounts.list_members(admin)}
+    roles = {m.name: set(m.roles) for m in account_queries.list_members(admin)}
     assert roles["Carol Clerk"] == {"auditor"}
     assert roles["Bob Builder"] == set()
 
@@ -384,7 +385,7 @@ def test_every_bad_member_row_is_reported_and_nobody_is_added_or_seated(acme, to
     assert error.rows[1].params == {"role": "boss"}
     assert error.rows[3].params == {"value": "2026-13-01"}
     assert [c.label for c in services.member_choices(admin)] == before
-    assert accounts.find_user("bob@example.test") is None
+    assert account_queries.find_user("bob@example.test") is None
     chart = services.get_chart(admin)
     assert [h.name for p in chart.positions.values() for h in p.holders] == ["Zed Zero"]
 

@@ -6,30 +6,31 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import login_required
 
-from portal.documents import services
+from portal.notifications.queries import list_notifications
+from portal.notifications.services import mark_notifications_read
 from portal.web.messages import message_for
 from portal.web.tenancy import current_actor
 
-notifications_bp = Blueprint("notifications", __name__, url_prefix="/o/<org>/notifications")
+bp = Blueprint("notifications", __name__, url_prefix="/o/<org>/notifications")
 
 
-@notifications_bp.get("/")
+@bp.get("/")
 @login_required
 def index():  # type: ignore[no-untyped-def]
     actor = current_actor()
-    items = services.list_notifications(actor)
+    items = list_notifications(actor)
     return render_template(
-        "documents/notifications.html",
+        "notifications/index.html",
         items=[(n, message_for(n)) for n in items],
         unread=sum(1 for n in items if not n.read),
     )
 
 
-@notifications_bp.post("/read")
+@bp.post("/read")
 @login_required
 def mark_read():  # type: ignore[no-untyped-def]
     """One notification (``id``) or, without one, all of them."""
     raw = request.form.get("id")
     ids = [int(raw)] if raw and raw.isdigit() else None
-    services.mark_notifications_read(current_actor(), ids)
+    mark_notifications_read(current_actor(), ids)
     return redirect(url_for("notifications.index"))

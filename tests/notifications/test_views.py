@@ -8,7 +8,10 @@ from decimal import Decimal
 
 from portal.core import outbox
 from portal.documents import services as documents
-from tests.documents.test_detail_views import FIELDS, _browser
+from portal.notifications import queries as notifications
+from portal.notifications import services as notification_services
+from tests.documents.test_detail_views import FIELDS
+from tests.factories import demo_browser
 
 
 def _notified(people):  # type: ignore[no-untyped-def]
@@ -23,14 +26,14 @@ def _notified(people):  # type: ignore[no-untyped-def]
 
 def test_a_delivered_notification_rings_the_bell_and_links_to_its_document(app, people):
     doc = _notified(people)
-    nurul, _ = _browser(app, "nurul")
+    nurul, _ = demo_browser(app, "nurul")
     home = nurul.get("/o/acme/").get_data(as_text=True)
     assert re.search(r'data-testid="unread-badge"[^>]*>1<', home)
     page = nurul.get("/o/acme/notifications/").get_data(as_text=True)
     assert f"{doc.reference} is waiting for your decision." in page
     assert f'href="/o/acme/documents/{doc.reference}"' in page
 
-    siti, _ = _browser(app, "siti")  # her own submission tells her nothing
+    siti, _ = demo_browser(app, "siti")  # her own submission tells her nothing
     assert "unread-badge" not in siti.get("/o/acme/").get_data(as_text=True)
 
 
@@ -38,27 +41,27 @@ def test_notifications_are_marked_read_by_their_member_only(app, people):
     _notified(people)
     _notified(people)
     nurul = people("nurul")
-    newer, older = documents.list_notifications(nurul)
+    newer, older = notifications.list_notifications(nurul)
 
-    browser, token = _browser(app, "nurul")
+    browser, token = demo_browser(app, "nurul")
     done = browser.post(
         "/o/acme/notifications/read", data={"id": str(older.id), "csrf_token": token}
     )
     assert done.status_code == 302
-    assert documents.count_unread_notifications(nurul) == 1  # hers to mark: one left
+    assert notifications.count_unread_notifications(nurul) == 1  # hers to mark: one left
 
-    siti, siti_token = _browser(app, "siti")
+    siti, siti_token = demo_browser(app, "siti")
     siti.post("/o/acme/notifications/read", data={"id": str(newer.id), "csrf_token": siti_token})
-    assert documents.count_unread_notifications(nurul) == 1  # not hers to mark
+    assert notifications.count_unread_notifications(nurul) == 1  # not hers to mark
 
     assert browser.post("/o/acme/notifications/read", data={"id": str(newer.id)}).status_code == 400
-    assert documents.count_unread_notifications(nurul) == 1  # no token, no change
+    assert notifications.count_unread_notifications(nurul) == 1  # no token, no change
 
     done = browser.post(
         "/o/acme/notifications/read", data={"id": str(newer.id), "csrf_token": token}
     )
     assert done.status_code == 302
-    assert documents.count_unread_notifications(nurul) == 0
+    assert notifications.count_unread_notifications(nurul) == 0
     assert "unread-badge" not in browser.get("/o/acme/").get_data(as_text=True)
 
 
@@ -66,22 +69,22 @@ def test_mark_all_as_read_clears_the_bell(app, people):
     _notified(people)
     _notified(people)
     nurul = people("nurul")
-    assert documents.count_unread_notifications(nurul) == 2
-    browser, token = _browser(app, "nurul")
+    assert notifications.count_unread_notifications(nurul) == 2
+    browser, token = demo_browser(app, "nurul")
     browser.post("/o/acme/notifications/read", data={"csrf_token": token})
-    assert documents.count_unread_notifications(nurul) == 0
-    assert [n.read for n in documents.list_notifications(nurul)] == [True, True]
+    assert notifications.count_unread_notifications(nurul) == 0
+    assert [n.read for n in notifications.list_notifications(nurul)] == [True, True]
 
 
 def test_the_inbox_page_rings_the_same_bell_from_its_own_transaction(app, people):
     doc = _notified(people)
     nurul = people("nurul")
-    browser, _ = _browser(app, "nurul")
+    browser, _ = demo_browser(app, "nurul")
 
     inbox = browser.get("/o/acme/inbox/").get_data(as_text=True)
 
     assert doc.reference in inbox
     assert re.search(r'data-testid="unread-badge"[^>]*>1<', inbox)
-    documents.mark_notifications_read(nurul)
+    notification_services.mark_notifications_read(nurul)
     again = browser.get("/o/acme/inbox/").get_data(as_text=True)
     assert "unread-badge" not in again

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from portal.core import outbox
 from portal.core.clock import clock
 from portal.core.outbox import OutboxEvent
-from portal.documents.models import Notification
+from portal.notifications.models import Notification
 
 
 def deliver_notifications(session: Session, event: OutboxEvent) -> None:

@@ -1,0 +1,1 @@
+"""In-app notifications: the bell, and the outbox handler that fills it."""

@@ -1,0 +1,28 @@
+"""Marking a member's notifications read."""
+
+from __future__ import annotations
+
+from sqlalchemy import update
+
+from portal.core.clock import clock
+from portal.core.uow import unit_of_work_for
+from portal.domain.actor import Actor
+from portal.notifications.models import Notification
+
+# No id outside BIGINT exists; the database could not even compare one.
+MAX_ID = 2**63 - 1
+
+
+def mark_notifications_read(actor: Actor, ids: list[int] | None = None) -> int:
+    """Mark the member's notifications read: the given ones, or all of them. Another
+    member's ids are simply not theirs to mark (nothing happens)."""
+    with unit_of_work_for(actor) as uow:
+        stmt = (
+            update(Notification)
+            .where(Notification.member_id == actor.member_id, Notification.read_at.is_(None))
+            .values(read_at=clock.now())
+            .execution_options(synchronize_session=False)
+        )
+        if ids is not None:
+            stmt = stmt.where(Notification.id.in_([i for i in ids if 0 < i <= MAX_ID]))
+        return uow.session.execute(stmt).rowcount
