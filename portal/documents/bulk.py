@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from sqlalchemy import bindparam, case, select
 
 from portal.core.uow import unit_of_work_for
+from portal.documents.access import DocumentView
 from portal.documents.models import Document, Task, TaskStatus
-from portal.documents.services import DocumentView, get_document, transition_document
+from portal.documents.queries.detail import get_document
+from portal.documents.transitions import transition_document
 from portal.domain.actor import Actor
 from portal.domain.errors import DomainError
 from portal.domain.verdicts import transition_for

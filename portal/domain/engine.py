@@ -3,7 +3,8 @@ document now, on whose authority, and what follows — or which refusal, with it
 
 DESIGN §5, in order: the state the client saw must be the current one (409
 ``stale_state``); the transition must leave it (409 ``transition_not_allowed``); a
-required comment must be there (400 ``comment_required``); the guard must hold (422
+required comment must be there (422 ``comment_required``, like every field
+error); the guard must hold (422
 ``guard_failed`` with its declared message); the actor must have authority (403 with
 one of ``not_requester``, ``not_assigned``, ``self_approval``, ``dispute_raiser``,
 ``no_band_covers_amount``). Then the next state's tasks are planned — or the whole
@@ -13,8 +14,6 @@ transition is refused naming the gap that would strand the document (422
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -39,8 +38,6 @@ from portal.domain.graph import (
 from portal.domain.orgchart import ChartSnapshot
 from portal.domain.resolution import Gap
 from portal.domain.routing import route, route_step
-
-GENESIS_HASH = "0" * 64
 
 
 @dataclass(frozen=True)
@@ -82,10 +79,11 @@ class Posting:
 # --- the checks, in DESIGN §5's order ----------------------------------------------------
 
 
-def find_transition(
+def require_transition(
     graph: Graph, document: DocumentFacts, key: str, seen_state: str, comment: str
 ) -> Transition:
-    """Steps 2 and 3: the state the client saw, the transition, the comment."""
+    """Steps 2 and 3: the transition the request names, refused unless the client saw
+    the current state, the transition leaves it, and a required comment is there."""
     if seen_state != document.state:
         raise TransitionRefused("stale_state", seen=seen_state[:63], current=document.state)
     transition = graph.transition(document.state, key)
@@ -214,7 +212,7 @@ def decide(
     *,
     seen_state: str,
     comment: str,
-    actor: Principal,
+    principal: Principal,
     chart: ChartSnapshot,
     now: datetime,
     task_transitions: Mapping[str, str] | None = None,
@@ -222,10 +220,10 @@ def decide(
 ) -> Plan:
     """DESIGN §5 steps 2–6 as one pure decision: the plan to apply, or the first
     ``TransitionRefused`` in the pipeline's order."""
-    transition = find_transition(graph, document, key, seen_state, comment)
-    check_guard(transition, document, actor, locale=locale)
+    transition = require_transition(graph, document, key, seen_state, comment)
+    check_guard(transition, document, principal, locale=locale)
     authority = authorize(
-        graph, transition, document, actor, chart, task_transitions=task_transitions
+        graph, transition, document, principal, chart, task_transitions=task_transitions
     )
     source = graph.state(transition.from_state)
     target = graph.state(transition.to_state)
@@ -238,15 +236,5 @@ def decide(
         authority,
         tasks,
         posting_of(graph, transition),
-        actor.member_id if entering_dispute else None,
+        principal.member_id if entering_dispute else None,
     )
-
-
-# --- the hash chain ----------------------------------------------------------------------
-
-
-def decision_hash(prev_hash: str, record: Mapping[str, Any]) -> str:
-    """SHA-256 over the previous hash and the decision's canonical JSON: changing any
-    recorded value, or the order, breaks every hash after it."""
-    body = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()

@@ -43,9 +43,9 @@ def test_on_postgresql_the_schema_round_trips_and_matches_the_models(backend):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from tests.conftest import create_postgres_database
+    from tests.conftest import TEST_DB_NAME, create_postgres_database
 
-    app_url, owner_url = create_postgres_database("countersign_test_migrations")
+    app_url, owner_url = create_postgres_database(f"{TEST_DB_NAME}_migrations")
     engine = create_engine(owner_url)
     try:
         with engine.connect() as conn:
@@ -70,9 +70,9 @@ def test_portal_db_upgrade_migrates_as_the_owner_and_grants_the_app_role(backend
 
     from sqlalchemy import text
 
-    from tests.conftest import create_postgres_database
+    from tests.conftest import TEST_DB_NAME, create_postgres_database
 
-    app_url, owner_url = create_postgres_database("countersign_test_cli", migrated=False)
+    app_url, owner_url = create_postgres_database(f"{TEST_DB_NAME}_cli", migrated=False)
     app_engine = create_engine(app_url)
     try:
         with app_engine.connect() as conn:  # before: nothing to read

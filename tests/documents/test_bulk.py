@@ -6,8 +6,9 @@ from decimal import Decimal
 
 import pytest
 
-from portal.documents import bulk
+from portal.documents import bulk, transitions
 from portal.documents import services as documents
+from portal.documents.queries import detail as document_queries
 from portal.domain.errors import DomainError
 
 CLAIM_FIELDS = {"category": "meals", "expense_date": "2026-11-21"}
@@ -17,7 +18,9 @@ def _submitted(siti, title: str):  # type: ignore[no-untyped-def]
     doc = documents.create_document(
         siti, kind="expense_claim", title=title, amount=Decimal("42.00"), fields=CLAIM_FIELDS
     )
-    return documents.transition_document(siti, doc.reference, "submit", seen_state="draft").document
+    return transitions.transition_document(
+        siti, doc.reference, "submit", seen_state="draft"
+    ).document
 
 
 def test_each_document_gets_its_own_outcome_and_a_refusal_disturbs_no_other(people):
@@ -33,12 +36,12 @@ def test_each_document_gets_its_own_outcome_and_a_refusal_disturbs_no_other(peop
     ]
     stale = outcomes[3]
     assert (stale.ok, stale.refusal.code) == (False, "stale_state")  # type: ignore[union-attr]
-    assert documents.get_document(nurul, other.reference).state == "pending_review"
+    assert document_queries.get_document(nurul, other.reference).state == "pending_review"
 
     # The same request again is harmless: every document has moved on.
     replay = bulk.bulk_transition(nurul, items, "review")
     assert [o.refusal.code for o in replay] == ["stale_state"] * 4  # type: ignore[union-attr]
-    assert all(len(documents.history(nurul, d.reference)) == 2 for d in mine)
+    assert all(len(document_queries.history(nurul, d.reference)) == 2 for d in mine)
 
 
 def test_a_document_the_actor_may_not_see_is_reported_as_not_found(people):
@@ -67,7 +70,7 @@ def test_more_than_a_hundred_or_a_repeated_document_is_refused_whole(people):
         bulk.bulk_transition(nurul, [], "review")
     assert empty.value.code == "bulk_empty"
     # Nothing moved.
-    assert documents.get_document(nurul, doc.reference).state == "pending_review"
+    assert document_queries.get_document(nurul, doc.reference).state == "pending_review"
 
 
 def test_approve_takes_each_documents_own_next_step_and_reject_needs_its_comment(people):
@@ -101,4 +104,4 @@ def test_approving_without_a_task_says_not_assigned_only_about_a_visible_documen
     (hidden,) = bulk.bulk_decide(farid, [(doc.reference, doc.state)], "approve")
     (made_up,) = bulk.bulk_decide(nurul, [("EXP-2026-99999", "pending_review")], "approve")
     assert [o.refusal.code for o in (hidden, made_up)] == ["not_found", "not_found"]  # type: ignore[union-attr]
-    assert documents.get_document(nurul, doc.reference).state == "pending_review"
+    assert document_queries.get_document(nurul, doc.reference).state == "pending_review"

@@ -14,7 +14,9 @@ from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
 from portal.core.uow import unit_of_work
 from portal.documents import services as documents
+from portal.documents import transitions
 from portal.documents.models import Decision, Task, TaskStatus
+from portal.documents.queries import detail as document_queries
 from portal.domain.actor import Role, SystemActor
 from portal.domain.errors import DomainError
 from portal.orgchart import services as chart
@@ -88,19 +90,19 @@ def test_eight_approvers_pressing_at_once_make_exactly_one_decision(race_org):
     doc = documents.create_document(
         requester, kind="expense_claim", title="Flight", amount=Decimal("900.00"), fields=FIELDS
     )
-    doc = documents.transition_document(
+    doc = transitions.transition_document(
         requester, doc.reference, "submit", seen_state="draft"
     ).document
-    assert documents.count_open_tasks(approvers[0], doc.reference) == THREADS
+    assert document_queries.count_open_tasks_on(approvers[0], doc.reference) == THREADS
 
     results = _all_at_once(
-        lambda i: documents.transition_document(
+        lambda i: transitions.transition_document(
             approvers[i], doc.reference, "review", seen_state="pending_review"
         ),
         THREADS,
     )
 
-    moved = [r for r in results if isinstance(r, documents.Moved)]
+    moved = [r for r in results if isinstance(r, transitions.Moved)]
     refused = [r for r in results if isinstance(r, DomainError)]
     assert len(moved) == 1, results
     assert len(refused) == THREADS - 1, results
@@ -111,7 +113,7 @@ def test_eight_approvers_pressing_at_once_make_exactly_one_decision(race_org):
         still_open = s.scalars(select(Task.state).where(Task.status == TaskStatus.OPEN)).all()
     # No task of the state it left is left open; the next step's tasks are.
     assert "pending_review" not in still_open
-    assert documents.verify_history(approvers[0], doc.reference).ok
+    assert document_queries.verify_history(approvers[0], doc.reference).ok
 
 
 def test_references_stay_unique_and_gap_free_when_created_at_once(race_org):

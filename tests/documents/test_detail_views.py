@@ -8,6 +8,8 @@ from decimal import Decimal
 
 from portal.demo import DEMO_PASSWORD
 from portal.documents import services as documents
+from portal.documents import transitions
+from portal.documents.queries import detail as document_queries
 from portal.inbox.queries import count_open_tasks
 from tests.factories import demo_browser
 
@@ -19,7 +21,9 @@ def _submitted(people):  # type: ignore[no-untyped-def]
     doc = documents.create_document(
         siti, kind="expense_claim", title="Client visit", amount=Decimal("480.00"), fields=FIELDS
     )
-    return documents.transition_document(siti, doc.reference, "submit", seen_state="draft").document
+    return transitions.transition_document(
+        siti, doc.reference, "submit", seen_state="draft"
+    ).document
 
 
 def _buttons(html: str) -> list[str]:
@@ -75,7 +79,7 @@ def test_a_stale_page_is_told_the_document_moved_on_and_shown_as_it_is(app, peop
     html = again.get_data(as_text=True)
     assert "This document has moved on: someone acted on it before you." in html
     assert _buttons(html) == ["approve", "reject"]  # the actions of the state it is in now
-    assert len(documents.history(people("nurul"), doc.reference)) == 2  # decided once
+    assert len(document_queries.history(people("nurul"), doc.reference)) == 2  # decided once
 
 
 def test_a_refused_action_says_why_and_changes_nothing(app, people):
@@ -98,7 +102,7 @@ def test_a_refused_action_says_why_and_changes_nothing(app, people):
         data={"transition": "pay", "seen_state": "pending_review", "csrf_token": token},
     )
     assert tampered.status_code == 409
-    assert documents.get_document(people("nurul"), doc.reference).state == "pending_review"
+    assert document_queries.get_document(people("nurul"), doc.reference).state == "pending_review"
 
 
 def test_a_document_is_not_there_for_who_may_not_see_it(app, people, globex):
@@ -122,14 +126,16 @@ def test_a_post_without_its_csrf_token_is_refused(app, people):
         data={"transition": "review", "seen_state": "pending_review", "csrf_token": token},
     )
     assert done.status_code == 302
-    assert documents.get_document(people("nurul"), allowed.reference).state != "pending_review"
+    assert (
+        document_queries.get_document(people("nurul"), allowed.reference).state != "pending_review"
+    )
 
     refused = nurul.post(
         f"/o/acme/documents/{doc.reference}/transition",
         data={"transition": "review", "seen_state": "pending_review"},
     )
     assert refused.status_code == 400
-    assert documents.get_document(people("nurul"), doc.reference).state == "pending_review"
+    assert document_queries.get_document(people("nurul"), doc.reference).state == "pending_review"
 
 
 def test_a_submission_nobody_could_decide_is_refused_in_plain_words(app, people):
@@ -153,7 +159,7 @@ def test_a_submission_nobody_could_decide_is_refused_in_plain_words(app, people)
     html = refused.get_data(as_text=True)
     assert "This cannot go ahead: nobody could decide it at “Reviewed”." in html
     assert "Nadia Newbie has no primary position" in html
-    assert documents.get_document(newbie, doc.reference).state == "draft"
+    assert document_queries.get_document(newbie, doc.reference).state == "draft"
 
 
 # --- with htmx: the changed region comes back and is swapped in place -------------------
@@ -181,7 +187,7 @@ def test_with_htmx_a_decision_answers_the_changed_region_and_the_nav_count(app, 
     assert re.search(r'<a href="/o/acme/inbox/" id="nav-inbox" hx-swap-oob="true"', html)
     count = count_open_tasks(people("nurul"))
     assert f'data-testid="inbox-badge" aria-label="{count} open task">{count}</span>' in html
-    assert documents.get_document(people("nurul"), doc.reference).state == "reviewed"
+    assert document_queries.get_document(people("nurul"), doc.reference).state == "reviewed"
 
 
 def test_with_htmx_a_missing_comment_keeps_what_was_typed_and_focuses_the_field(app, people):
@@ -220,7 +226,7 @@ def test_with_htmx_a_missing_comment_keeps_what_was_typed_and_focuses_the_field(
         html,
     )
     assert 'role="alert"' in html
-    assert documents.get_document(people("nurul"), doc.reference).state == "pending_review"
+    assert document_queries.get_document(people("nurul"), doc.reference).state == "pending_review"
 
 
 def test_a_refused_decision_keeps_the_typed_comment_with_or_without_javascript(app, people):
@@ -241,7 +247,7 @@ def test_a_refused_decision_keeps_the_typed_comment_with_or_without_javascript(a
         assert "This document has moved on" in html
         assert ">Checked the hotel bill &amp; the taxi &lt;receipts&gt;</textarea>" in html
         assert _buttons(html) == ["approve", "reject"]
-    assert len(documents.history(people("nurul"), doc.reference)) == 2  # decided once
+    assert len(document_queries.history(people("nurul"), doc.reference)) == 2  # decided once
 
 
 def test_with_htmx_a_document_out_of_reach_is_still_not_found(app, people):

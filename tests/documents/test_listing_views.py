@@ -11,6 +11,9 @@ import pytest
 
 from portal.demo import DEMO_PASSWORD
 from portal.documents import services as documents
+from portal.documents import transitions
+from portal.documents.queries import detail as document_queries
+from portal.documents.queries import lists as document_lists
 from tests.factories import Person
 
 DOCS = "/o/acme/documents"
@@ -65,7 +68,7 @@ def _listed(html: str) -> list[str]:
 
 
 def _count_siti_documents(siti) -> int:  # type: ignore[no-untyped-def]
-    return documents.list_my_documents(siti).total
+    return document_lists.list_my_documents(siti).total
 
 
 # --- creating ------------------------------------------------------------------------------
@@ -85,9 +88,9 @@ def test_siti_creates_an_expense_claim_through_the_form_and_lands_on_it(as_siti,
     response = client.post(f"{DOCS}/new/expense_claim", data=_claim_form(token))
 
     assert response.status_code == 302
-    [row] = documents.list_my_documents(siti).rows
+    [row] = document_lists.list_my_documents(siti).rows
     assert response.headers["Location"] == f"{DOCS}/{row.reference}"
-    saved = documents.get_document(siti, row.reference)
+    saved = document_queries.get_document(siti, row.reference)
     assert saved.amount == Decimal("1234.50")
     assert saved.title == "Client visit, Penang"
     assert saved.fields == {
@@ -210,7 +213,7 @@ def test_filters_narrow_the_list(as_siti, siti):  # type: ignore[no-untyped-def]
     client, _ = as_siti
     draft = _claim(siti, title="Still a draft")
     submitted = _claim(siti, title="Sent off")
-    documents.transition_document(siti, submitted.reference, "submit", seen_state="draft")
+    transitions.transition_document(siti, submitted.reference, "submit", seen_state="draft")
     purchase = documents.create_document(
         siti,
         kind="purchase_request",
@@ -242,7 +245,7 @@ def test_the_list_pages(as_siti, siti):  # type: ignore[no-untyped-def]
     client, _ = as_siti
     made = [_claim(siti, title=f"Claim {n}").reference for n in range(3)]
 
-    page = documents.list_my_documents(siti, page=2, per_page=2)
+    page = document_lists.list_my_documents(siti, page=2, per_page=2)
 
     assert (page.total, page.page, page.pages) == (3, 2, 2)
     assert [r.reference for r in page.rows] == [made[0]]
@@ -288,7 +291,7 @@ def test_the_edit_form_changes_a_drafts_title(as_siti, siti):  # type: ignore[no
 
     assert response.status_code == 302
     assert response.headers["Location"] == f"{DOCS}/{claim.reference}"
-    saved = documents.get_document(siti, claim.reference)
+    saved = document_queries.get_document(siti, claim.reference)
     assert saved.title == "Taxi both ways"
     assert saved.amount == Decimal("70")
     assert "receipt_number" not in saved.fields
@@ -297,7 +300,7 @@ def test_the_edit_form_changes_a_drafts_title(as_siti, siti):  # type: ignore[no
 def test_the_edit_form_is_refused_once_submitted(as_siti, siti):  # type: ignore[no-untyped-def]
     client, token = as_siti
     claim = _claim(siti)
-    documents.transition_document(siti, claim.reference, "submit", seen_state="draft")
+    transitions.transition_document(siti, claim.reference, "submit", seen_state="draft")
 
     page = client.get(f"{DOCS}/{claim.reference}/edit")
     html = page.get_data(as_text=True)
@@ -311,7 +314,7 @@ def test_the_edit_form_is_refused_once_submitted(as_siti, siti):  # type: ignore
 
     assert response.status_code == 409
     assert "only be edited while it is a draft" in response.get_data(as_text=True)
-    assert documents.get_document(siti, claim.reference).title == "Taxi to the airport"
+    assert document_queries.get_document(siti, claim.reference).title == "Taxi to the airport"
 
 
 def test_someone_elses_draft_does_not_exist_for_the_editor(as_siti, people):  # type: ignore[no-untyped-def]
@@ -321,7 +324,7 @@ def test_someone_elses_draft_does_not_exist_for_the_editor(as_siti, people):  # 
     assert client.get(f"{DOCS}/{jasons.reference}/edit").status_code == 404
     response = client.post(f"{DOCS}/{jasons.reference}/edit", data=_claim_form(token))
     assert response.status_code == 404
-    assert documents.get_document(people("jason"), jasons.reference).title == jasons.title
+    assert document_queries.get_document(people("jason"), jasons.reference).title == jasons.title
 
 
 def test_an_admin_who_can_see_a_draft_still_cannot_edit_it(client, login, siti, people):  # type: ignore[no-untyped-def]

@@ -14,7 +14,9 @@ from portal.core.clock import clock
 from portal.core.outbox import OutboxEvent
 from portal.core.uow import unit_of_work
 from portal.documents import services as documents
+from portal.documents import transitions
 from portal.documents.models import Decision
+from portal.documents.queries import detail as document_queries
 from portal.notifications.models import Notification
 
 CLAIM_FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
@@ -34,7 +36,7 @@ def _count(org_id: int, model, *where) -> int:  # type: ignore[no-untyped-def]
 def test_a_committed_transition_is_delivered_as_notifications_once(people):
     siti, nurul = people("siti"), people("nurul")
     doc = _claim(siti)
-    documents.transition_document(siti, doc.reference, "submit", seen_state="draft")
+    transitions.transition_document(siti, doc.reference, "submit", seen_state="draft")
     assert _count(siti.org_id, OutboxEvent, OutboxEvent.topic == "notify.task_assigned") == 1
 
     assert outbox.dispatch_outbox(siti.org_id) == 1
@@ -51,7 +53,7 @@ def test_a_committed_transition_is_delivered_as_notifications_once(people):
 def test_a_failed_delivery_is_recorded_and_retried_until_it_succeeds(people, monkeypatch):
     siti = people("siti")
     doc = _claim(siti)
-    documents.transition_document(siti, doc.reference, "submit", seen_state="draft")
+    transitions.transition_document(siti, doc.reference, "submit", seen_state="draft")
     real = outbox.handler_for("notify.task_assigned")
     calls = []
 
@@ -81,19 +83,19 @@ def test_a_failed_delivery_is_recorded_and_retried_until_it_succeeds(people, mon
 def test_a_transition_that_fails_after_writing_its_events_leaves_no_trace(people, monkeypatch):
     siti = people("siti")
     doc = _claim(siti)
-    write = documents._write_outbox
+    write = outbox.add_events
 
     def write_then_fail(*args, **kwargs):  # type: ignore[no-untyped-def]
         write(*args, **kwargs)
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr(documents, "_write_outbox", write_then_fail)
+    monkeypatch.setattr(transitions, "add_events", write_then_fail)
     with pytest.raises(RuntimeError):
-        documents.transition_document(siti, doc.reference, "submit", seen_state="draft")
+        transitions.transition_document(siti, doc.reference, "submit", seen_state="draft")
 
     assert _count(siti.org_id, OutboxEvent) == 0
     assert _count(siti.org_id, Decision) == 0
-    assert documents.get_document(siti, doc.reference).state == "draft"
+    assert document_queries.get_document(siti, doc.reference).state == "draft"
     assert outbox.dispatch_outbox(siti.org_id) == 0
     assert _count(siti.org_id, Notification) == 0
 
@@ -102,10 +104,10 @@ def test_posting_events_wait_in_the_outbox_for_the_ledger(people):
     siti, nurul, grace = people("siti"), people("nurul"), people("grace")
     doc = _claim(siti)
     for actor, key in ((siti, "submit"), (nurul, "review"), (nurul, "approve")):
-        doc = documents.transition_document(
+        doc = transitions.transition_document(
             actor, doc.reference, key, seen_state=doc.state
         ).document
-    documents.transition_document(grace, doc.reference, "verify_category", seen_state=doc.state)
+    transitions.transition_document(grace, doc.reference, "verify_category", seen_state=doc.state)
     outbox.dispatch_outbox(siti.org_id)
     with unit_of_work(siti.org_id) as uow:
         posting = uow.session.scalars(
@@ -122,14 +124,14 @@ def test_one_queued_dispatch_serves_many_commits_until_it_starts(people):
     queue = get_queue()
     before = queue.count
     first, second = _claim(siti), _claim(siti)
-    documents.transition_document(siti, first.reference, "submit", seen_state="draft")
-    documents.transition_document(siti, second.reference, "submit", seen_state="draft")
+    transitions.transition_document(siti, first.reference, "submit", seen_state="draft")
+    transitions.transition_document(siti, second.reference, "submit", seen_state="draft")
     # Two commits rang once: the queued dispatch has not started, and will see both.
     assert queue.count == before + 1
     assert outbox.dispatch_outbox(siti.org_id) == 2
     # Once a dispatch has started, the next commit rings again.
     third = _claim(siti)
-    documents.transition_document(siti, third.reference, "submit", seen_state="draft")
+    transitions.transition_document(siti, third.reference, "submit", seen_state="draft")
     assert queue.count == before + 2
 
 
@@ -137,7 +139,7 @@ def test_the_relay_delivers_what_no_doorbell_announced(people, monkeypatch):
     siti = people("siti")
     monkeypatch.setattr(outbox, "nudge", lambda org_id: None)  # the doorbell is lost
     doc = _claim(siti)
-    documents.transition_document(siti, doc.reference, "submit", seen_state="draft")
+    transitions.transition_document(siti, doc.reference, "submit", seen_state="draft")
     assert _count(siti.org_id, OutboxEvent, OutboxEvent.dispatched_at.is_(None)) == 1
     assert outbox.relay_outbox() >= 1
     assert _count(siti.org_id, OutboxEvent, OutboxEvent.dispatched_at.is_(None)) == 0

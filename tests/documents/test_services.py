@@ -16,12 +16,16 @@ from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import DBAPIError
 
 from portal.accounts import queries as account_queries
+from portal.core import outbox
 from portal.core.clock import clock
 from portal.core.db import db
 from portal.core.outbox import OutboxEvent
 from portal.core.uow import unit_of_work
 from portal.documents import services as documents
+from portal.documents import transitions
 from portal.documents.models import Decision, Document, Task, TaskStatus
+from portal.documents.queries import detail as document_queries
+from portal.domain import fields
 from portal.domain.engine import TransitionRefused
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import (
@@ -64,7 +68,7 @@ def _purchase(actor, amount: str, title: str = "Laptops"):  # type: ignore[no-un
 
 
 def _move(actor, doc, key: str, comment: str = ""):  # type: ignore[no-untyped-def]
-    return documents.transition_document(
+    return transitions.transition_document(
         actor, doc.reference, key, seen_state=doc.state, comment=comment
     ).document
 
@@ -142,7 +146,7 @@ def _refused_without_trace(call, actor, doc, *args, **kwargs) -> DomainError:  #
 
 def _transition_refused(actor, doc, key: str, *, seen_state: str | None = None, comment=""):  # type: ignore[no-untyped-def]
     error = _refused_without_trace(
-        documents.transition_document,
+        transitions.transition_document,
         actor,
         doc,
         key,
@@ -175,7 +179,7 @@ def test_a_document_stays_on_the_version_it_started_on(people, globex):
     second = _claim(siti, title="After the change")
 
     assert second.version == 2
-    assert documents.get_document(siti, first.reference).version == 1
+    assert document_queries.get_document(siti, first.reference).version == 1
     assert _move(siti, first, "submit").state == "pending_review"  # v1: no comment needed
     assert _transition_refused(siti, second, "submit").code == "comment_required"
     assert _move(siti, second, "submit", "Penang trip").state == "pending_review"
@@ -196,9 +200,9 @@ def test_references_are_numbered_per_kind_year_and_organization(people, globex):
     theirs = _claim(gus, title="Globex trip")
     assert (theirs.reference, theirs.currency) == (f"EXP-{year}-00001", "USD")
 
-    assert documents.get_document(gus, f"EXP-{year}-00001").title == "Globex trip"
-    assert documents.get_document(siti, f"EXP-{year}-00001").title == "Client visit, Penang"
-    assert isinstance(_refusal(documents.get_document, gus, f"EXP-{year}-00002"), NotFound)
+    assert document_queries.get_document(gus, f"EXP-{year}-00001").title == "Globex trip"
+    assert document_queries.get_document(siti, f"EXP-{year}-00001").title == "Client visit, Penang"
+    assert isinstance(_refusal(document_queries.get_document, gus, f"EXP-{year}-00002"), NotFound)
     assert _claim(siti).reference == f"EXP-{year}-00003"
 
 
@@ -252,7 +256,7 @@ def test_several_bad_fields_are_reported_together_and_nothing_is_created(people,
     _publish(grace, replace(v1, fields=(*v1.fields, quantity)))
     v2 = flow_queries.current_version(grace, "purchase_request").graph
     good = {**PURCHASE_FIELDS, "needed_by": "2026-12-15", "quantity": "1,200"}
-    assert documents.check_fields(v2, good) == {**good, "quantity": "1200"}
+    assert fields.check_fields(v2, good) == {**good, "quantity": "1200"}
 
     bad = {
         "supplier": "   ",
@@ -270,7 +274,7 @@ def test_several_bad_fields_are_reported_together_and_nothing_is_created(people,
         fields=bad,
     )
 
-    assert isinstance(error, documents.FieldErrors)
+    assert isinstance(error, fields.FieldErrors)
     assert (error.code, error.params) == ("invalid_fields", {"num": 5})
     assert {e.field: e.code for e in error.errors} == {
         "fields.supplier": "field_required",
@@ -317,7 +321,7 @@ def test_the_requester_edits_a_draft_until_it_is_submitted(people, globex):
     submitted = _move(siti, edited, "submit")
     frozen = _refused_without_trace(documents.update_document, siti, submitted, amount=Decimal(1))
     assert (frozen.code, frozen.params) == ("document_frozen", {"state": "pending_review"})
-    assert documents.get_document(siti, doc.reference).amount == Decimal("512.40")
+    assert document_queries.get_document(siti, doc.reference).amount == Decimal("512.40")
 
 
 # --- moving: every refusal ---------------------------------------------------------------
@@ -460,7 +464,9 @@ def test_who_raised_a_dispute_may_not_close_it(people, globex):
     assert disputed.state == "disputed"
 
     [dismiss] = [
-        a for a in documents.available_transitions(aisha, paid.reference) if a.key == "dismiss"
+        a
+        for a in document_queries.available_transitions(aisha, paid.reference)
+        if a.key == "dismiss"
     ]
     assert dismiss.allowed
     error = _transition_refused(grace, disputed, "dismiss", comment="Fine after all")
@@ -485,15 +491,15 @@ def test_a_transition_that_fails_after_writing_rolls_back_whole(people, globex, 
     siti = people("siti")
     draft = _claim(siti)
     before = _state_of(siti.org_id, draft)
-    write = documents._write_outbox
+    write = outbox.add_events
 
     def write_then_fail(*args, **kwargs):  # type: ignore[no-untyped-def]
         write(*args, **kwargs)
         raise RuntimeError("the connection dropped")
 
-    monkeypatch.setattr(documents, "_write_outbox", write_then_fail)
+    monkeypatch.setattr(transitions, "add_events", write_then_fail)
     with pytest.raises(RuntimeError):
-        documents.transition_document(siti, draft.reference, "submit", seen_state="draft")
+        transitions.transition_document(siti, draft.reference, "submit", seen_state="draft")
 
     assert _state_of(siti.org_id, draft) == before
     assert _events(siti.org_id, draft) == []
@@ -530,7 +536,7 @@ def test_submitting_opens_tasks_for_the_band_that_covers_the_amount(people, glob
     assert _transition_refused(grace, at_floor, "approve").code == "not_assigned"
     approved = _move(aisha, at_floor, "approve")
     assert approved.state == "approved"
-    assert documents.verify_history(aisha, approved.reference).ok
+    assert document_queries.verify_history(aisha, approved.reference).ok
 
 
 def test_leaving_a_state_completes_the_actors_task_and_cancels_the_others(people, globex):
@@ -549,7 +555,7 @@ def test_leaving_a_state_completes_the_actors_task_and_cancels_the_others(people
     now_open = _open_tasks(siti.org_id, verified)
     assert sorted(now_open) == sorted([grace.member_id, aisha.member_id])
     assert {t.state for t in now_open.values()} == {"category_verified"}
-    assert documents.count_open_tasks(siti, verified.reference) == 2
+    assert document_queries.count_open_tasks_on(siti, verified.reference) == 2
 
 
 def test_the_requester_never_gets_a_task_on_their_own_document(people, globex):
@@ -631,7 +637,7 @@ def test_a_refused_transition_leaves_no_outbox_row(people, globex):
 def _choices(actor, doc) -> dict[str, tuple[bool, str | None]]:  # type: ignore[no-untyped-def]
     return {
         a.key: (a.allowed, a.refusal.code if a.refusal else None)
-        for a in documents.available_transitions(actor, doc.reference)
+        for a in document_queries.available_transitions(actor, doc.reference)
     }
 
 
@@ -650,7 +656,9 @@ def test_available_transitions_say_who_may_do_what(people, globex):
         "withdraw": (False, "not_requester"),
     }
     reject = next(
-        a for a in documents.available_transitions(nurul, pending.reference) if a.key == "reject"
+        a
+        for a in document_queries.available_transitions(nurul, pending.reference)
+        if a.key == "reject"
     )
     assert (reject.to_state, reject.comment_required) == ("rejected", True)
     assert _choices(siti, pending) == {
@@ -663,21 +671,23 @@ def test_available_transitions_say_who_may_do_what(people, globex):
 def test_the_detail_page_read_is_the_separate_reads_in_one_go(people):
     siti, nurul = people("siti"), people("nurul")
     doc = _claim(siti)
-    documents.transition_document(siti, doc.reference, "submit", seen_state="draft")
-    page = documents.document_page(nurul, doc.reference)
-    assert page.document == documents.get_document(nurul, doc.reference)
+    transitions.transition_document(siti, doc.reference, "submit", seen_state="draft")
+    page = document_queries.document_detail(nurul, doc.reference)
+    assert page.document == document_queries.get_document(nurul, doc.reference)
 
     def exits(actions):  # type: ignore[no-untyped-def]
         # Refusals are exceptions, which compare by identity: compare their codes.
         return [(a.key, a.allowed, a.refusal.code if a.refusal else None) for a in actions]
 
-    assert exits(page.actions) == exits(documents.available_transitions(nurul, doc.reference))
+    assert exits(page.actions) == exits(
+        document_queries.available_transitions(nurul, doc.reference)
+    )
     assert [a.key for a in page.actions if a.allowed] == ["review", "reject"]
-    assert page.waiting == documents.waiting_for(nurul, doc.reference)
+    assert page.waiting == document_queries.waiting_for(nurul, doc.reference)
     assert page.waiting["review"] == ["Nurul Huda"]
-    assert page.history == documents.history(nurul, doc.reference)
+    assert page.history == document_queries.history(nurul, doc.reference)
     assert [h.transition for h in page.history] == ["submit"]
-    assert page.chain == documents.verify_history(nurul, doc.reference)
+    assert page.chain == document_queries.verify_history(nurul, doc.reference)
     assert page.chain.ok and page.chain.decisions == 1
 
 
@@ -686,13 +696,13 @@ def test_the_detail_page_read_is_the_separate_reads_in_one_go(people):
 
 def _hidden_from(actor, doc) -> None:  # type: ignore[no-untyped-def]
     for call, args, kwargs in (
-        (documents.get_document, (), {}),
-        (documents.history, (), {}),
-        (documents.verify_history, (), {}),
-        (documents.available_transitions, (), {}),
-        (documents.waiting_for, (), {}),
-        (documents.document_page, (), {}),
-        (documents.transition_document, ("review",), {"seen_state": doc.state}),
+        (document_queries.get_document, (), {}),
+        (document_queries.history, (), {}),
+        (document_queries.verify_history, (), {}),
+        (document_queries.available_transitions, (), {}),
+        (document_queries.waiting_for, (), {}),
+        (document_queries.document_detail, (), {}),
+        (transitions.transition_document, ("review",), {"seen_state": doc.state}),
     ):
         assert isinstance(_refusal(call, actor, doc.reference, *args, **kwargs), NotFound)
 
@@ -702,16 +712,16 @@ def test_a_document_is_seen_only_by_those_with_a_part_in_it(people, globex):
     grace, ravi = people("grace"), people("ravi")
     draft = _claim(siti)
     for reader in (siti, grace, ravi):  # the requester, an admin, the auditor
-        assert documents.get_document(reader, draft.reference).title == draft.title
+        assert document_queries.get_document(reader, draft.reference).title == draft.title
     _hidden_from(nurul, draft)  # no task yet
     _hidden_from(jason, draft)
 
     pending = _move(siti, draft, "submit")
-    assert documents.get_document(nurul, pending.reference).state == "pending_review"
+    assert document_queries.get_document(nurul, pending.reference).state == "pending_review"
     approved = _walk(pending, (nurul, "review"), (nurul, "approve"))
     # Nurul's tasks are all done: having held one is enough.
     assert _open_tasks(siti.org_id, approved).keys().isdisjoint({nurul.member_id})
-    assert [e.transition for e in documents.history(nurul, approved.reference)] == [
+    assert [e.transition for e in document_queries.history(nurul, approved.reference)] == [
         "submit",
         "review",
         "approve",
@@ -734,7 +744,7 @@ def test_history_lists_each_decision_in_order_with_who_and_why(people, globex):
         (nurul, "review", "Receipt attached, thanks"),
     )
 
-    entries = documents.history(siti, doc.reference)
+    entries = document_queries.history(siti, doc.reference)
 
     assert [(e.seq, e.from_state, e.to_state, e.actor_name, e.comment) for e in entries] == [
         (1, "draft", "pending_review", "Siti Aminah", ""),
@@ -745,7 +755,7 @@ def test_history_lists_each_decision_in_order_with_who_and_why(people, globex):
     ]
     assert [e.via for e in entries] == ["requester", "grant", "requester", "requester", "grant"]
     assert entries[1].eligible == [nurul.member_id]
-    check = documents.verify_history(siti, doc.reference)
+    check = document_queries.verify_history(siti, doc.reference)
     assert (check.ok, check.decisions, check.broken_at) == (True, 5, None)
 
 
@@ -757,7 +767,7 @@ def _three_decisions(person):  # type: ignore[no-untyped-def]
         (nurul, "review", "Looks right"),
         (nurul, "approve"),
     )
-    assert documents.verify_history(siti, doc.reference).ok
+    assert document_queries.verify_history(siti, doc.reference).ok
     return siti, doc
 
 
@@ -773,8 +783,8 @@ def test_on_sqlite_a_rewritten_decision_breaks_the_chain(backend, people, globex
         uow.session.execute(text("DROP TRIGGER decision_no_update"))
         assert uow.session.execute(text(TAMPER), {"doc": doc.id}).rowcount == 1
 
-    assert documents.history(siti, doc.reference)[1].comment == "Looks wrong"
-    check = documents.verify_history(siti, doc.reference)
+    assert document_queries.history(siti, doc.reference)[1].comment == "Looks wrong"
+    check = document_queries.verify_history(siti, doc.reference)
     assert (check.ok, check.decisions, check.broken_at) == (False, 3, 2)
 
 
@@ -795,14 +805,14 @@ def test_a_decision_rewritten_by_the_table_owner_breaks_the_chain(backend, commi
             unit_of_work(siti.org_id) as uow,
         ):
             uow.session.execute(text(TAMPER), {"doc": doc.id})
-        assert documents.verify_history(siti, doc.reference).ok
+        assert document_queries.verify_history(siti, doc.reference).ok
 
         with unit_of_work(siti.org_id) as uow:
             uow.session.execute(text("ALTER TABLE decision DISABLE TRIGGER decision_append_only"))
             assert uow.session.execute(text(TAMPER), {"doc": doc.id}).rowcount == 1
 
-        assert documents.history(siti, doc.reference)[1].comment == "Looks wrong"
-        check = documents.verify_history(siti, doc.reference)
+        assert document_queries.history(siti, doc.reference)[1].comment == "Looks wrong"
+        check = document_queries.verify_history(siti, doc.reference)
         assert (check.ok, check.decisions, check.broken_at) == (False, 3, 2)
     finally:
         db.pin_to(None)
@@ -826,7 +836,7 @@ def test_the_app_role_may_not_update_or_delete_a_decision(backend, people, globe
         ):
             uow.session.execute(text(statement), {"doc": doc.id})
 
-    assert documents.verify_history(siti, doc.reference).ok
+    assert document_queries.verify_history(siti, doc.reference).ok
 
 
 def test_on_sqlite_the_triggers_refuse_updating_or_deleting_a_decision(backend, people, globex):
@@ -844,5 +854,5 @@ def test_on_sqlite_the_triggers_refuse_updating_or_deleting_a_decision(backend, 
         ):
             uow.session.execute(text(statement), {"doc": doc.id})
 
-    check = documents.verify_history(siti, doc.reference)
+    check = document_queries.verify_history(siti, doc.reference)
     assert (check.ok, check.decisions) == (True, 3)

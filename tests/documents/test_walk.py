@@ -9,13 +9,15 @@ from decimal import Decimal
 import pytest
 
 from portal.documents import services as documents
+from portal.documents import transitions
+from portal.documents.queries import detail as document_queries
 from portal.domain.engine import TransitionRefused
 
 CLAIM_FIELDS = {"category": "travel", "expense_date": "2026-11-20", "receipt_number": "R-1"}
 
 
 def _step(actor, doc, key, comment=""):  # type: ignore[no-untyped-def]
-    moved = documents.transition_document(
+    moved = transitions.transition_document(
         actor, doc.reference, key, seen_state=doc.state, comment=comment
     )
     return moved.document
@@ -54,7 +56,7 @@ def test_a_claim_walks_from_draft_to_received_and_through_a_dismissed_dispute(pe
     doc = _step(grace, doc, "dismiss", "Paid in full on 25 Nov; bank slip attached.")
     assert doc.state == "received"
 
-    entries = documents.history(grace, doc.reference)
+    entries = document_queries.history(grace, doc.reference)
     assert [e.transition for e in entries] == [
         "submit",
         "review",
@@ -65,7 +67,7 @@ def test_a_claim_walks_from_draft_to_received_and_through_a_dismissed_dispute(pe
         "dispute",
         "dismiss",
     ]
-    check = documents.verify_history(grace, doc.reference)
+    check = document_queries.verify_history(grace, doc.reference)
     assert check.ok and check.decisions == 8
 
 
@@ -85,4 +87,4 @@ def test_a_rejected_claim_is_reworked_and_resubmitted(people):
     doc = documents.update_document(siti, doc.reference, amount=Decimal("36.00"))
     doc = _step(siti, doc, "submit")
     assert doc.state == "pending_review" and doc.amount == Decimal("36.00")
-    assert documents.verify_history(siti, doc.reference).ok
+    assert document_queries.verify_history(siti, doc.reference).ok

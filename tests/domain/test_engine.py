@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 
 from portal.domain.actor import Role
+from portal.domain.chain import GENESIS_HASH, decision_hash
 from portal.domain.engine import (
-    GENESIS_HASH,
     Authority,
     DocumentFacts,
     Posting,
@@ -40,10 +40,9 @@ from portal.domain.engine import (
     authorize,
     check_guard,
     check_route,
-    decision_hash,
-    find_transition,
     plan_tasks,
     posting_of,
+    require_transition,
 )
 from portal.domain.graph import Gate, GranteeKind, Graph, Labels, Transition, TransitionGuard
 from portal.domain.orgchart import ChartSnapshot
@@ -118,15 +117,15 @@ def refusal(call: Callable[[], object]) -> TransitionRefused:
 
 
 def test_a_page_showing_the_current_state_finds_the_transition():
-    found = find_transition(CLAIM, doc(CLAIM, "pending_review"), "review", "pending_review", "")
+    found = require_transition(CLAIM, doc(CLAIM, "pending_review"), "review", "pending_review", "")
     assert (found.key, found.from_state, found.to_state) == ("review", "pending_review", "reviewed")
 
 
 def test_a_stale_page_cannot_take_a_transition():
     # The page was rendered while the claim was still a draft; it has moved on since.
     document = doc(CLAIM, "pending_review")
-    assert find_transition(CLAIM, document, "review", "pending_review", "").key == "review"
-    refused = refusal(lambda: find_transition(CLAIM, document, "review", "draft", ""))
+    assert require_transition(CLAIM, document, "review", "pending_review", "").key == "review"
+    refused = refusal(lambda: require_transition(CLAIM, document, "review", "draft", ""))
     assert refused.code == "stale_state"
     assert refused.params == {"seen": "draft", "current": "pending_review"}
 
@@ -135,19 +134,19 @@ def test_a_replayed_request_meets_stale_state_before_anything_else():
     # The second "submit" of a double click: the claim left draft, and submit no longer
     # leaves its state either; the stale page is the answer, not the missing transition.
     refused = refusal(
-        lambda: find_transition(CLAIM, doc(CLAIM, "pending_review"), "submit", "draft", "")
+        lambda: require_transition(CLAIM, doc(CLAIM, "pending_review"), "submit", "draft", "")
     )
     assert refused.code == "stale_state"
 
 
 def test_a_transition_that_does_not_leave_the_current_state_is_not_allowed():
     document = doc(CLAIM, "pending_review")
-    assert find_transition(CLAIM, document, "review", "pending_review", "").key == "review"
+    assert require_transition(CLAIM, document, "review", "pending_review", "").key == "review"
     # "approve" exists in the flow, but it leaves "reviewed", not "pending_review".
     assert CLAIM.transition("reviewed", "approve") is not None
     for key in ("approve", "no_such_action"):
         refused = refusal(
-            lambda key=key: find_transition(CLAIM, document, key, "pending_review", "")
+            lambda key=key: require_transition(CLAIM, document, key, "pending_review", "")
         )
         assert refused.code == "transition_not_allowed"
         assert refused.params == {"transition": key, "state": "pending_review"}
@@ -158,23 +157,25 @@ def test_a_transition_that_does_not_leave_the_current_state_is_not_allowed():
 
 def test_a_transition_requiring_a_comment_passes_with_one():
     document = doc(CLAIM, "pending_review")
-    found = find_transition(CLAIM, document, "reject", "pending_review", "Receipts missing.")
+    found = require_transition(CLAIM, document, "reject", "pending_review", "Receipts missing.")
     assert found.to_state == "rejected"
 
 
 @pytest.mark.parametrize("blank", ["", " ", "\t\n  "])
 def test_a_transition_requiring_a_comment_is_refused_without_one(blank):
     document = doc(CLAIM, "pending_review")
-    assert find_transition(CLAIM, document, "reject", "pending_review", "Receipts missing.")
-    refused = refusal(lambda: find_transition(CLAIM, document, "reject", "pending_review", blank))
+    assert require_transition(CLAIM, document, "reject", "pending_review", "Receipts missing.")
+    refused = refusal(
+        lambda: require_transition(CLAIM, document, "reject", "pending_review", blank)
+    )
     assert refused.code == "comment_required"
     assert refused.field == "comment"
 
 
 def test_a_transition_with_an_optional_comment_passes_without_one():
     document = doc(CLAIM, "pending_review")
-    assert find_transition(CLAIM, document, "review", "pending_review", "").key == "review"
-    assert find_transition(CLAIM, document, "review", "pending_review", "  ").key == "review"
+    assert require_transition(CLAIM, document, "review", "pending_review", "").key == "review"
+    assert require_transition(CLAIM, document, "review", "pending_review", "  ").key == "review"
 
 
 # --- step 4: the guard -----------------------------------------------------------------------
@@ -799,7 +800,7 @@ def test_deciding_a_submission_plans_the_next_steps_tasks_and_no_posting():
         "submit",
         seen_state="draft",
         comment="",
-        actor=member(STAFF),
+        principal=member(STAFF),
         chart=chart(),
         now=NOW,
     )
@@ -818,7 +819,7 @@ def test_deciding_refuses_in_the_pipelines_order():
         args: dict[str, Any] = {
             "seen_state": "pending_review",
             "comment": "",
-            "actor": member(LEAD),
+            "principal": member(LEAD),
             "chart": chart(),
             "now": NOW,
         }
@@ -826,16 +827,16 @@ def test_deciding_refuses_in_the_pipelines_order():
         return refusal(lambda: decide(CLAIM, doc(CLAIM, "pending_review"), "reject", **args)).code
 
     # A stale page is told so before anything else; then the comment; then authority.
-    assert attempt(seen_state="draft", actor=member(STAFF)) == "stale_state"
-    assert attempt(actor=member(STAFF)) == "comment_required"
-    assert attempt(comment="No receipt.", actor=member(STAFF)) == "self_approval"
+    assert attempt(seen_state="draft", principal=member(STAFF)) == "stale_state"
+    assert attempt(principal=member(STAFF)) == "comment_required"
+    assert attempt(comment="No receipt.", principal=member(STAFF)) == "self_approval"
     plan = decide(
         CLAIM,
         doc(CLAIM, "pending_review"),
         "reject",
         seen_state="pending_review",
         comment="No receipt.",
-        actor=member(LEAD),
+        principal=member(LEAD),
         chart=chart(),
         now=NOW,
     )

@@ -13,6 +13,8 @@ import pytest
 
 from portal.core.clock import clock
 from portal.documents import services as documents
+from portal.documents import transitions
+from portal.documents.queries import detail as document_queries
 from portal.inbox import queries
 from tests.factories import demo_browser, demo_people
 
@@ -30,7 +32,7 @@ def _claim(requester, title: str, amount: str = "42.00"):  # type: ignore[no-unt
     doc = documents.create_document(
         requester, kind="expense_claim", title=title, amount=Decimal(amount), fields=CLAIM_FIELDS
     )
-    return documents.transition_document(
+    return transitions.transition_document(
         requester, doc.reference, "submit", seen_state="draft"
     ).document
 
@@ -43,7 +45,7 @@ def _purchase(requester, title: str):  # type: ignore[no-untyped-def]
         amount=Decimal("300.00"),
         fields=PURCHASE_FIELDS,
     )
-    return documents.transition_document(
+    return transitions.transition_document(
         requester, doc.reference, "submit", seen_state="draft"
     ).document
 
@@ -183,8 +185,8 @@ def test_a_bulk_approve_moves_both_documents_and_reports_each(app, people):
         claim.reference: "done → Reviewed",
         purchase.reference: "done → Approved",
     }
-    assert documents.get_document(nurul, claim.reference).state == "reviewed"
-    assert documents.get_document(nurul, purchase.reference).state == "approved"
+    assert document_queries.get_document(nurul, claim.reference).state == "reviewed"
+    assert document_queries.get_document(nurul, purchase.reference).state == "approved"
     assert purchase.reference not in _listed(html)
 
 
@@ -193,7 +195,7 @@ def test_a_document_moved_meanwhile_is_reported_stale_while_the_other_succeeds(a
     first, second = _claim(siti, "Parking"), _claim(siti, "Fuel")
     browser, token = demo_browser(app, "nurul")
     # Another tab reviews the first claim after this page was rendered.
-    documents.transition_document(nurul, first.reference, "review", seen_state=first.state)
+    transitions.transition_document(nurul, first.reference, "review", seen_state=first.state)
 
     response = browser.post(
         f"{INBOX}/bulk",
@@ -211,7 +213,7 @@ def test_a_document_moved_meanwhile_is_reported_stale_while_the_other_succeeds(a
         "This document has moved on since you looked at it (it is now “reviewed”)."
         " Reload to see where it stands."
     )
-    assert documents.get_document(nurul, second.reference).state == "reviewed"
+    assert document_queries.get_document(nurul, second.reference).state == "reviewed"
 
 
 def test_a_reject_without_a_comment_is_refused_for_each_document(app, people):
@@ -233,7 +235,7 @@ def test_a_reject_without_a_comment_is_refused_for_each_document(app, people):
         f'value="{_value(first)}" id="pick-{first.reference}" aria-label="Select {first.reference}" checked'
         in html
     )
-    assert documents.get_document(nurul, first.reference).state == "pending_review"
+    assert document_queries.get_document(nurul, first.reference).state == "pending_review"
 
     # With the comment, both are rejected.
     done = browser.post(
@@ -266,7 +268,7 @@ def test_a_bulk_with_a_repeated_document_or_over_the_limit_is_refused_whole(app,
     )
     assert refused.status_code == 400
     assert "At most 100 documents" in refused.get_data(as_text=True)
-    assert documents.get_document(people("nurul"), doc.reference).state == "pending_review"
+    assert document_queries.get_document(people("nurul"), doc.reference).state == "pending_review"
 
 
 def test_a_bulk_post_without_the_csrf_token_is_refused(app, people):
@@ -277,7 +279,7 @@ def test_a_bulk_post_without_the_csrf_token_is_refused(app, people):
     refused = browser.post(f"{INBOX}/bulk", data={"items": [_value(doc)], "transition": "approve"})
 
     assert refused.status_code == 400
-    assert documents.get_document(nurul, doc.reference).state == "pending_review"
+    assert document_queries.get_document(nurul, doc.reference).state == "pending_review"
     accepted = browser.post(
         f"{INBOX}/bulk",
         data={"items": [_value(doc)], "transition": "approve", "csrf_token": token},
@@ -292,7 +294,7 @@ def test_the_refreshed_rows_keep_the_checked_boxes_checked(app, people):
     siti, nurul = people("siti"), people("nurul")
     kept, other, moved = _claim(siti, "Bus"), _claim(siti, "Tram"), _claim(siti, "Ferry")
     browser, _ = demo_browser(app, "nurul")
-    documents.transition_document(nurul, moved.reference, "review", seen_state=moved.state)
+    transitions.transition_document(nurul, moved.reference, "review", seen_state=moved.state)
 
     fragment = browser.get(
         f"{INBOX}/rows",

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from portal.core import outbox
 from portal.documents import services as documents
+from portal.documents import transitions
 from portal.notifications import queries as notifications
 from portal.notifications import services as notification_services
 from tests.documents.test_detail_views import FIELDS
@@ -19,7 +20,7 @@ def _notified(people):  # type: ignore[no-untyped-def]
     doc = documents.create_document(
         siti, kind="expense_claim", title="Hotel", amount=Decimal("300.00"), fields=FIELDS
     )
-    documents.transition_document(siti, doc.reference, "submit", seen_state="draft")
+    transitions.transition_document(siti, doc.reference, "submit", seen_state="draft")
     assert outbox.dispatch_outbox(siti.org_id) == 1
     return doc
 

@@ -4,23 +4,21 @@ waiting for, and the history with the approver set each decision considered."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 from flask import flash, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_login import login_required
 
-from portal.documents import services
+from portal.documents.queries.detail import DocumentDetail, document_detail
+from portal.documents.transitions import decide_on_page
 from portal.documents.views import bp
-from portal.domain.errors import DomainError, NotFound
-from portal.domain.graph import Graph, StateRole
-from portal.orgchart import routing
+from portal.domain.errors import DomainError
+from portal.domain.graph import Graph
+from portal.domain.layout import STATE_BOX_HEIGHT as BOX_H
+from portal.domain.layout import STATE_BOX_WIDTH as BOX_W
 from portal.web.errors import status_for
-from portal.web.messages import message_for
+from portal.web.messages import gap_message, message_for
 from portal.web.tenancy import current_actor
-
-# The diagram's state boxes (SVG units; the editor's positions are their corners).
-BOX_W, BOX_H = 150, 40
 
 
 def _edges(graph: Graph) -> list[tuple[float, float, float, float]]:
@@ -50,20 +48,19 @@ def _edges(graph: Graph) -> list[tuple[float, float, float, float]]:
     return segments
 
 
-def _page(  # type: ignore[no-untyped-def]
-    reference: str,
+def _page(
+    page: DocumentDetail,
     status: int = 200,
     *,
     swapped: bool = False,
     message: tuple[str, str] | None = None,
     comment: str = "",
     comment_error: str | None = None,
-):
+) -> ResponseReturnValue:
     """The detail page, or with ``swapped`` only the region a decision changes (for
     htmx). ``message`` is (category, text) shown at the top of that region; a refused
     decision keeps the comment that was typed."""
     actor = current_actor()
-    page = services.document_page(actor, reference)
     document, actions, waiting = page.document, page.actions, page.waiting
     graph = document.graph
     state = graph.state(document.state)
@@ -97,40 +94,35 @@ def _page(  # type: ignore[no-untyped-def]
             pending=[(" / ".join(texts), names) for names, texts in by_holders.items()],
             history=page.history,
             chain=page.chain,
-            may_edit=(
-                state is not None
-                and state.role == StateRole.DRAFT
-                and actor.member_id == document.requester_id
-            ),
+            may_edit=page.may_edit,
         ),
         status,
     )
 
 
-def _gap_refusal(reference: str, refused: DomainError) -> str:
+# The names a gap's refusal carries (``documents.transitions``), by its sentence's words.
+_GAP_NAMES = ("position", "member", "unit", "role")
+
+
+def _gap_refusal(graph: Graph, refused: DomainError) -> str:
     """'Nobody could decide it at Reviewed: Siti has no primary position…' in words."""
-    actor = current_actor()
-    graph = services.get_document(actor, reference).graph
-    reason = SimpleNamespace(
-        code=f"gap_{refused.params.get('reason')}",
-        params=routing.gap_params(actor, refused.params),
-    )
+    names = {k: refused.params[k] for k in _GAP_NAMES if k in refused.params}
     return _(
         "This cannot go ahead: nobody could decide it at “%(step)s”. %(reason)s Ask an admin to fix the org chart.",
-        step=graph.state_label(str(refused.params.get("state", "")), actor.locale),
-        reason=message_for(reason),
+        step=graph.state_label(str(refused.params.get("state", "")), current_actor().locale),
+        reason=gap_message(str(refused.params.get("reason")), names),
     )
 
 
 @bp.get("/<reference>")
 @login_required
-def detail(reference: str):  # type: ignore[no-untyped-def]
-    return _page(reference)
+def detail(reference: str) -> ResponseReturnValue:
+    return _page(document_detail(current_actor(), reference))
 
 
 @bp.post("/<reference>/transition")
 @login_required
-def transition(reference: str):  # type: ignore[no-untyped-def]
+def transition(reference: str) -> ResponseReturnValue:
     """The pressed button names the transition, a hidden field the state the page
     showed, and the shared comment rides along. With htmx the answer is the changed
     region, swapped in place; without, a redirect to the page (or, when refused, the
@@ -139,18 +131,16 @@ def transition(reference: str):  # type: ignore[no-untyped-def]
     key = request.form.get("transition", "")
     seen_state = request.form.get("seen_state", "")
     comment = request.form.get("comment", "")[:4000]
-    try:
-        moved = services.transition_document(
-            current_actor(),
-            reference,
-            key,
-            seen_state=seen_state,
-            comment=comment,
-            request_id=request.headers.get("X-Request-Id"),
-        )
-    except NotFound:
-        raise
-    except DomainError as refused:
+    decided = decide_on_page(
+        current_actor(),
+        reference,
+        key,
+        seen_state=seen_state,
+        comment=comment,
+        request_id=request.headers.get("X-Request-Id"),
+    )
+    refused = decided.refusal
+    if refused is not None:
         if refused.code == "stale_state":
             message = (
                 "warning",
@@ -159,22 +149,23 @@ def transition(reference: str):  # type: ignore[no-untyped-def]
                 ),
             )
         elif refused.code == "route_has_gap":
-            message = ("error", _gap_refusal(reference, refused))
+            message = ("error", _gap_refusal(decided.detail.document.graph, refused))
         else:
             message = ("error", message_for(refused))
         return _page(
-            reference,
+            decided.detail,
             status_for(refused),
             swapped=swapped,
             message=message,
             comment=comment,
             comment_error=message[1] if refused.code == "comment_required" else None,
         )
+    document = decided.detail.document
     done = _(
         "Done: the document is now “%(state)s”.",
-        state=moved.document.graph.state_label(moved.document.state, current_actor().locale),
+        state=document.graph.state_label(document.state, current_actor().locale),
     )
     if swapped:
-        return _page(reference, swapped=True, message=("success", done))
+        return _page(decided.detail, swapped=True, message=("success", done))
     flash(done, "success")
     return redirect(url_for("documents.detail", reference=reference))

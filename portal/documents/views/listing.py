@@ -14,7 +14,6 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import login_required
 
-from portal.documents import services
 from portal.documents.forms import (
     DocumentForm,
     declared_inputs,
@@ -23,10 +22,13 @@ from portal.documents.forms import (
     initial_data,
     input_name,
 )
+from portal.documents.queries.detail import document_for_editing
+from portal.documents.queries.lists import my_documents_page, new_document_setup
+from portal.documents.services import create_document, update_document
 from portal.documents.views import bp
 from portal.domain.errors import DomainError
+from portal.domain.fields import FieldErrors
 from portal.domain.graph import Graph
-from portal.flows import queries as flows
 from portal.web.forms import attach_error
 from portal.web.messages import message_for
 from portal.web.tenancy import current_actor
@@ -44,7 +46,7 @@ def detail_url(reference: str) -> str:
 
 def _attach(form: DocumentForm, error: DomainError) -> None:
     """Each refusal beside its input: ``fields.<key>`` names a generated one."""
-    if isinstance(error, services.FieldErrors):
+    if isinstance(error, FieldErrors):
         form.form_errors.append(message_for(error))
         for each in error.errors:
             _attach(form, each)
@@ -66,30 +68,33 @@ def index():  # type: ignore[no-untyped-def]
     actor = current_actor()
     kind = request.args.get("kind", "").strip() or None
     state = request.args.get("state", "").strip() or None
-    page = request.args.get("page", 1, type=int)
-    startable = services.startable_kinds(actor)
-    listed = services.list_my_documents(actor, kind=kind, state=state, page=page, per_page=PER_PAGE)
+    found = my_documents_page(
+        actor,
+        kind=kind,
+        state=state,
+        page=request.args.get("page", 1, type=int),
+        per_page=PER_PAGE,
+    )
+    startable = found.startable
     locale = _locale()
-    rows = []
-    for row in listed.rows:
-        graph = flows.get_version(actor, row.kind, row.version).graph
-        rows.append(
-            {
-                "row": row,
-                "url": detail_url(row.reference),
-                "kind_label": graph.labels.text(locale) or row.kind,
-                "state_label": graph.state_label(row.state, _locale()),
-            }
-        )
+    rows = [
+        {
+            "row": listed.row,
+            "url": detail_url(listed.row.reference),
+            "kind_label": listed.graph.labels.text(locale) or listed.row.kind,
+            "state_label": listed.graph.state_label(listed.row.state, locale),
+        }
+        for listed in found.rows
+    ]
     # The states to filter by: those of the chosen kind's current flow, else of all.
     states: dict[str, str] = {}
     for k in startable:
         if kind in (None, k.kind):
-            for s in flows.get_version(actor, k.kind, k.version).graph.states:
+            for s in found.current[k.kind].states:
                 states.setdefault(s.key, s.labels.text(locale))
     return render_template(
         "documents/list.html",
-        page=listed,
+        page=found.listed,
         rows=rows,
         startable=startable,
         kinds=[(k.kind, k.labels.text(locale) or k.kind) for k in startable],
@@ -120,13 +125,15 @@ def _form_page(form: DocumentForm, graph: Graph, status: int = 200, **context: A
 @login_required
 def new(kind: str):  # type: ignore[no-untyped-def]
     actor = current_actor()
-    setup = services.new_document_setup(actor, kind)
+    # The form is generated from the flow's fields, so it is read before the post can
+    # be parsed; saving is a unit of work of its own.
+    setup = new_document_setup(actor, kind)
     form = document_form(setup.graph, _locale())
     page = {"currency": setup.currency, "action": url_for(".new", kind=setup.kind)}
     if not form.validate_on_submit():
         return _form_page(form, setup.graph, 422 if form.is_submitted() else 200, **page)
     try:
-        created = services.create_document(
+        created = create_document(
             actor,
             kind=setup.kind,
             title=form.title.data or "",
@@ -148,10 +155,9 @@ def new(kind: str):  # type: ignore[no-untyped-def]
 @login_required
 def edit(reference: str):  # type: ignore[no-untyped-def]
     actor = current_actor()
-    document = services.get_document(actor, reference)
-    if document.requester_id != actor.member_id:
-        # Visible to them (an approver, an admin) but not theirs to edit.
-        raise DomainError("not_requester")
+    # Visible to an approver or an admin, but only the requester's to edit. The form is
+    # generated from the pinned flow's fields, so it is read before the post is parsed.
+    document = document_for_editing(actor, reference)
     graph = document.graph
     form = document_form(graph, _locale(), data=initial_data(document))
     page = {
@@ -168,7 +174,7 @@ def edit(reference: str):  # type: ignore[no-untyped-def]
     if not form.validate_on_submit():
         return _form_page(form, graph, 422 if form.is_submitted() else 200, **page)
     try:
-        services.update_document(
+        update_document(
             actor,
             document.reference,
             title=form.title.data or "",

@@ -1,0 +1,239 @@
+"""Who may see a document, and loading it for them (DESIGN §4 "Visibility").
+
+A document is visible to its requester, to whoever holds or held a task on it, to
+admins and to auditors; to anyone else it does not exist (``NotFound``), in every read
+and write. ``load_visible`` is the one place that rule is applied: every service that
+touches a document by its reference starts here.
+
+The load runs on SQLAlchemy Core with explicit tenant predicates (and row-level security
+behind them on PostgreSQL): it is on every transition's path, where the ORM's
+per-statement cost would double the time of a decision. The statements are built once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, Protocol
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session
+
+from portal.accounts.queries import chart_version_of, member_name_of
+from portal.documents.models import Document, Task, TaskStatus
+from portal.domain import engine
+from portal.domain.actor import Actor, SystemActor
+from portal.domain.errors import NotFound
+from portal.domain.graph import Graph, StateRole
+from portal.domain.orgchart import ChartSnapshot
+from portal.flows.queries import version_in
+
+# A reference is at most this long; a longer one names no document.
+MAX_REFERENCE = 32
+
+_DOC = Document.__table__
+_TASK = Task.__table__
+
+_SELECT_DOCUMENT = select(
+    _DOC,
+    member_name_of(_DOC.c.requester_id, _DOC.c.org_id).label("requester_name"),
+    # Read with the document, so the chart snapshot costs no statement when cached.
+    chart_version_of(_DOC.c.org_id).label("chart_version"),
+).where(_DOC.c.org_id == bindparam("org"), _DOC.c.reference == bindparam("reference"))
+_LOCK_DOCUMENT = _SELECT_DOCUMENT.with_for_update(of=_DOC)
+_ACTOR_TASKS = select(_TASK.c.state, _TASK.c.status, _TASK.c.via, _TASK.c.transitions).where(
+    _TASK.c.org_id == bindparam("org"),
+    _TASK.c.document_id == bindparam("document"),
+    _TASK.c.assignee_id == bindparam("member"),
+)
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """A document's columns as the services work with them."""
+
+    id: int
+    org_id: int
+    reference: str
+    kind: str
+    title: str
+    description: str
+    amount: Decimal
+    currency: str
+    fields: dict[str, Any]
+    requester_id: int
+    flow_version_id: int
+    version: int
+    state: str
+    state_entered_at: datetime
+    dispute_raiser_id: int | None
+    row_version: int
+    chain_seq: int
+    chain_hash: str
+    created_at: datetime
+    updated_at: datetime
+
+
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(DocumentRecord))
+
+
+def record_of(row: Any) -> DocumentRecord:
+    """The record of a loaded row or a just-created ``Document``."""
+    return DocumentRecord(**{name: getattr(row, name) for name in _RECORD_FIELDS})
+
+
+@dataclass(frozen=True)
+class VisibleDocument:
+    """A document the actor may see, with what the pipeline needs to know of them."""
+
+    doc: DocumentRecord
+    requester_name: str
+    # The organization's chart version, read with the document.
+    chart_version: int
+    # The transitions the actor's own open tasks in the current state authorise, and how
+    # the task came to them (``engine.authorize``'s ``task_transitions``).
+    task_transitions: dict[str, str]
+
+    def changed(self, **values: Any) -> VisibleDocument:
+        """The same document with some of its columns changed in this unit of work."""
+        return dataclasses.replace(self, doc=dataclasses.replace(self.doc, **values))
+
+
+def load_visible(
+    session: Session, actor: Actor | SystemActor, reference: str, *, lock: bool = False
+) -> VisibleDocument:
+    """The document at ``reference`` if the actor may see it, else ``NotFound``; with
+    ``lock``, its row is locked for the rest of the transaction. Two statements."""
+    conn = session.connection()
+    row = conn.execute(
+        _LOCK_DOCUMENT if lock else _SELECT_DOCUMENT,
+        {"org": actor.org_id, "reference": reference[:MAX_REFERENCE]},
+    ).first()
+    if row is None:
+        raise NotFound("document")
+    held = False
+    task_transitions: dict[str, str] = {}
+    if actor.member_id is not None:
+        for state, status, via, keys in conn.execute(
+            _ACTOR_TASKS, {"org": actor.org_id, "document": row.id, "member": actor.member_id}
+        ):
+            held = True
+            if state == row.state and status == TaskStatus.OPEN:
+                for key in keys:
+                    task_transitions.setdefault(key, via)
+    visible = actor.is_admin or actor.is_auditor or actor.member_id == row.requester_id or held
+    if not visible:
+        raise NotFound("document")
+    return VisibleDocument(record_of(row), row.requester_name, row.chart_version, task_transitions)
+
+
+@dataclass(frozen=True)
+class DocumentView:
+    id: int
+    reference: str
+    kind: str
+    title: str
+    description: str
+    amount: Decimal
+    currency: str
+    fields: dict[str, Any]
+    requester_id: int
+    requester_name: str
+    version: int
+    state: str
+    state_entered_at: datetime
+    created_at: datetime
+    graph: Graph
+
+    @property
+    def is_draft(self) -> bool:
+        state = self.graph.state(self.state)
+        return state is not None and state.role == StateRole.DRAFT
+
+
+class ShownColumns(Protocol):
+    """The columns a ``DocumentView`` shows: a ``DocumentRecord``'s, or a ``Document``
+    just created."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def reference(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def amount(self) -> Decimal: ...
+    @property
+    def currency(self) -> str: ...
+    @property
+    def fields(self) -> dict[str, Any]: ...
+    @property
+    def requester_id(self) -> int: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def state_entered_at(self) -> datetime: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+def document_view_in(session: Session, loaded: VisibleDocument) -> DocumentView:
+    """The document as pages and callers see it, with its pinned flow's graph."""
+    doc = loaded.doc
+    graph = version_in(session, doc.org_id, doc.kind, doc.version).graph
+    return document_view(doc, loaded.requester_name, graph)
+
+
+def document_view(doc: ShownColumns, requester_name: str, graph: Graph) -> DocumentView:
+    return DocumentView(
+        id=doc.id,
+        reference=doc.reference,
+        kind=doc.kind,
+        title=doc.title,
+        description=doc.description,
+        amount=doc.amount,
+        currency=doc.currency,
+        fields=dict(doc.fields),
+        requester_id=doc.requester_id,
+        requester_name=requester_name,
+        version=doc.version,
+        state=doc.state,
+        state_entered_at=doc.state_entered_at,
+        created_at=doc.created_at,
+        graph=graph,
+    )
+
+
+def facts_of(doc: DocumentRecord) -> engine.DocumentFacts:
+    """What the rules need to know about the document."""
+    return engine.DocumentFacts(
+        id=doc.id,
+        reference=doc.reference,
+        kind=doc.kind,
+        title=doc.title,
+        amount=doc.amount,
+        currency=doc.currency,
+        requester=doc.requester_id,
+        state=doc.state,
+        fields=doc.fields,
+        dispute_raiser=doc.dispute_raiser_id,
+    )
+
+
+def principal_of(actor: Actor | SystemActor, chart: ChartSnapshot) -> engine.Principal:
+    """The actor as guards and authority see them: their member id, roles and unit."""
+    unit = None
+    if actor.member_id is not None:
+        seat_id = chart.primary.get(actor.member_id)
+        if seat_id is not None and seat_id in chart.seats:
+            unit_row = chart.units.get(chart.seats[seat_id].unit_id)
+            unit = unit_row.code if unit_row else None
+    return engine.Principal(actor.member_id, frozenset(actor.roles), unit)

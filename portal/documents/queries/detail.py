@@ -1,0 +1,257 @@
+"""One document, read for someone who may see it: its exits for them, who holds it,
+and its verified history — the detail page in one unit of work."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from portal.accounts.queries import member_name_of, member_names
+from portal.core.clock import clock
+from portal.core.uow import unit_of_work_for
+from portal.documents.access import (
+    DocumentRecord,
+    DocumentView,
+    VisibleDocument,
+    document_view_in,
+    facts_of,
+    load_visible,
+    principal_of,
+)
+from portal.documents.models import Decision, Task, TaskStatus
+from portal.domain import engine
+from portal.domain.actor import Actor, SystemActor
+from portal.domain.chain import CHAINED_FIELDS, ChainCheck, verify_chain
+from portal.domain.editing import check_requester, may_edit
+from portal.domain.errors import DomainError
+from portal.domain.graph import CommentPolicy, Graph
+from portal.orgchart.queries import load_chart
+
+
+def get_document(actor: Actor | SystemActor, reference: str) -> DocumentView:
+    with unit_of_work_for(actor) as uow:
+        return document_view_in(uow.session, load_visible(uow.session, actor, reference))
+
+
+def document_for_editing(actor: Actor, reference: str) -> DocumentView:
+    """The document its requester is about to edit: ``not_requester`` for anyone else
+    who may see it. A document past its draft state comes back too (the page says it is
+    frozen); ``update_document`` refuses to change it."""
+    with unit_of_work_for(actor) as uow:
+        document = document_view_in(uow.session, load_visible(uow.session, actor, reference))
+    check_requester(requester=document.requester_id, member=actor.member_id)
+    return document
+
+
+# --- what an actor may do ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Available:
+    key: str
+    to_state: str
+    allowed: bool
+    comment_required: bool
+    # Why not, when not: a refusal code and its parameters.
+    refusal: DomainError | None
+
+
+def available_transitions(actor: Actor | SystemActor, reference: str) -> list[Available]:
+    """Every exit of the document's current state, each allowed or with the reason it
+    is not (authority and guard), in display order."""
+    with unit_of_work_for(actor) as uow:
+        s = uow.session
+        loaded = load_visible(s, actor, reference)
+        return _available_in(s, actor, loaded, document_view_in(s, loaded).graph)
+
+
+def _available_in(
+    session: Session, actor: Actor | SystemActor, loaded: VisibleDocument, graph: Graph
+) -> list[Available]:
+    doc = loaded.doc
+    facts = facts_of(doc)
+    chart = load_chart(session, clock.today(), version=loaded.chart_version)
+    principal = principal_of(actor, chart)
+    tasks = loaded.task_transitions
+    out = []
+    for t in graph.transitions_from(doc.state):
+        refusal: DomainError | None = None
+        try:  # in the pipeline's order: the guard, then authority
+            engine.check_guard(t, facts, principal, locale=actor.locale)
+            engine.authorize(graph, t, facts, principal, chart, task_transitions=tasks)
+        except engine.TransitionRefused as refused:
+            refusal = refused
+        out.append(
+            Available(
+                t.key, t.to_state, refusal is None, t.comment == CommentPolicy.REQUIRED, refusal
+            )
+        )
+    return out
+
+
+# --- history -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    seq: int
+    from_state: str
+    to_state: str
+    transition: str
+    actor_id: int | None
+    actor_name: str | None
+    # Whose authority was relied on, when it was not the actor's own (a delegator).
+    authority_name: str | None
+    via: str
+    comment: str
+    decided_at: datetime
+    eligible: list[int]
+    # The approver set considered, by name, as it stood then.
+    eligible_names: list[str]
+    hash: str
+
+
+def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
+    with unit_of_work_for(actor) as uow:
+        s = uow.session
+        doc = load_visible(s, actor, reference).doc
+        return _history_in(s, _decisions(s, doc))
+
+
+def _decisions(session: Session, doc: DocumentRecord) -> list[Decision]:
+    return list(
+        session.scalars(
+            select(Decision).where(Decision.document_id == doc.id).order_by(Decision.seq)
+        )
+    )
+
+
+def _history_in(session: Session, rows: list[Decision]) -> list[HistoryEntry]:
+    ids = {r.actor_id for r in rows if r.actor_id is not None}
+    ids |= {r.authority_member_id for r in rows if r.authority_member_id is not None}
+    ids |= {m for r in rows for m in r.eligible}
+    names = member_names(session, ids)
+    return [
+        HistoryEntry(
+            seq=r.seq,
+            from_state=r.from_state,
+            to_state=r.to_state,
+            transition=r.transition,
+            actor_id=r.actor_id,
+            actor_name=names.get(r.actor_id) if r.actor_id else None,
+            authority_name=(
+                names.get(r.authority_member_id)
+                if r.authority_member_id and r.authority_member_id != r.actor_id
+                else None
+            ),
+            via=r.via,
+            comment=r.comment,
+            decided_at=r.decided_at,
+            eligible=list(r.eligible),
+            eligible_names=[names.get(m, f"#{m}") for m in r.eligible],
+            hash=r.hash,
+        )
+        for r in rows
+    ]
+
+
+def waiting_for(actor: Actor | SystemActor, reference: str) -> dict[str, list[str]]:
+    """Who holds the document's open tasks now, by the transitions they may take: so a
+    requester knows whom they are waiting for."""
+    with unit_of_work_for(actor) as uow:
+        s = uow.session
+        return _waiting_in(s, load_visible(s, actor, reference).doc)
+
+
+def _waiting_in(session: Session, doc: DocumentRecord) -> dict[str, list[str]]:
+    name = member_name_of(Task.assignee_id, Task.org_id).label("name")
+    rows = session.execute(
+        select(Task.transitions, name)
+        .where(
+            Task.document_id == doc.id,
+            Task.state == doc.state,
+            Task.status == TaskStatus.OPEN,
+        )
+        .order_by(name)
+    ).all()
+    waiting: dict[str, list[str]] = {}
+    for keys, holder in rows:
+        for key in keys:
+            waiting.setdefault(key, []).append(holder)
+    return waiting
+
+
+def verify_history(actor: Actor | SystemActor, reference: str) -> ChainCheck:
+    """Recompute the document's hash chain from the stored records, and check it ends
+    where the document says it does."""
+    with unit_of_work_for(actor) as uow:
+        s = uow.session
+        doc = load_visible(s, actor, reference).doc
+        return _chain_check(doc, _decisions(s, doc))
+
+
+def _chain_check(doc: DocumentRecord, rows: list[Decision]) -> ChainCheck:
+    stored: list[dict[str, Any]] = [
+        {name: getattr(r, name) for name in (*CHAINED_FIELDS, "hash")} for r in rows
+    ]
+    return verify_chain(stored, doc.chain_seq, doc.chain_hash)
+
+
+# --- the page ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DocumentDetail:
+    """Everything the document page shows, read in one unit of work."""
+
+    document: DocumentView
+    actions: list[Available]
+    waiting: dict[str, list[str]]
+    history: list[HistoryEntry]
+    chain: ChainCheck
+    # Whether the reader may edit the document now (``domain.editing``).
+    may_edit: bool
+
+
+def document_detail(actor: Actor | SystemActor, reference: str) -> DocumentDetail:
+    """The document, its exits for this actor, who holds it, and its verified history:
+    one visibility check, one read of the decisions."""
+    with unit_of_work_for(actor) as uow:
+        return document_detail_in(uow.session, actor, reference)
+
+
+def document_detail_in(
+    session: Session, actor: Actor | SystemActor, reference: str
+) -> DocumentDetail:
+    loaded = load_visible(session, actor, reference)
+    view = document_view_in(session, loaded)
+    decisions = _decisions(session, loaded.doc)
+    return DocumentDetail(
+        document=view,
+        actions=_available_in(session, actor, loaded, view.graph),
+        waiting=_waiting_in(session, loaded.doc),
+        history=_history_in(session, decisions),
+        chain=_chain_check(loaded.doc, decisions),
+        may_edit=may_edit(
+            view.graph, view.state, requester=view.requester_id, member=actor.member_id
+        ),
+    )
+
+
+def count_open_tasks_on(actor: Actor | SystemActor, reference: str) -> int:
+    """How many open tasks the document has, whoever holds them."""
+    with unit_of_work_for(actor) as uow:
+        s = uow.session
+        doc = load_visible(s, actor, reference).doc
+        return (
+            s.scalar(
+                select(func.count(Task.id)).where(
+                    Task.document_id == doc.id, Task.status == TaskStatus.OPEN
+                )
+            )
+            or 0
+        )

@@ -1,0 +1,349 @@
+"""Moving a document through its flow: DESIGN §5 in one unit of work.
+
+``transition_document`` locks the document row, lets the engine check the state the
+client saw, the transition, the comment, the guard and the actor's authority
+(``domain.engine``), advances the state with a conditional UPDATE, closes the old tasks,
+appends the hash-chained decision, opens the next step's tasks (or refuses the whole
+transition naming the gap), and writes the outbox rows — all or nothing. Side effects
+leave only after commit, through the outbox.
+
+The statements run on SQLAlchemy Core, prebuilt, with explicit tenant predicates
+(row-level security behind them): this is the hot path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, case, insert, select, update
+from sqlalchemy.orm import Session
+
+from portal.accounts.queries import member_names
+from portal.core import outbox
+from portal.core.clock import clock
+from portal.core.outbox import add_events
+from portal.core.uow import UnitOfWork, unit_of_work_for
+from portal.documents.access import (
+    DocumentRecord,
+    DocumentView,
+    document_view_in,
+    facts_of,
+    load_visible,
+    principal_of,
+)
+from portal.documents.models import Decision, Document, Task, TaskStatus
+from portal.documents.queries.detail import DocumentDetail, document_detail_in
+from portal.domain import engine
+from portal.domain.actor import Actor, SystemActor
+from portal.domain.chain import link_hash, money_text
+from portal.domain.errors import DomainError, NotFound
+from portal.domain.graph import Transition
+from portal.domain.orgchart import ChartSnapshot
+from portal.flows.queries import version_in
+from portal.orgchart.queries import load_chart
+
+_DOC = Document.__table__
+_TASK = Task.__table__
+_DECISION = Decision.__table__
+
+_ADVANCE = (
+    update(_DOC)
+    .where(
+        _DOC.c.org_id == bindparam("b_org"),
+        _DOC.c.id == bindparam("b_id"),
+        _DOC.c.state == bindparam("b_from"),
+        _DOC.c.row_version == bindparam("b_row_version"),
+    )
+    .values(
+        state=bindparam("state"),
+        state_entered_at=bindparam("state_entered_at"),
+        row_version=bindparam("row_version"),
+        dispute_raiser_id=bindparam("dispute_raiser_id"),
+        updated_at=bindparam("updated_at"),
+        chain_seq=bindparam("chain_seq"),
+        chain_hash=bindparam("chain_hash"),
+    )
+)
+# The decision that leaves a state completes the actor's task there and cancels
+# everyone else's, in one statement.
+_CLOSE_TASKS = (
+    update(_TASK)
+    .where(
+        _TASK.c.org_id == bindparam("b_org"),
+        _TASK.c.document_id == bindparam("b_document"),
+        _TASK.c.state == bindparam("b_state"),
+        _TASK.c.status == TaskStatus.OPEN,
+    )
+    .values(
+        status=case(
+            (_TASK.c.assignee_id == bindparam("b_actor"), TaskStatus.COMPLETED),
+            else_=TaskStatus.CANCELLED,
+        ),
+        completed_at=bindparam("completed_at"),
+        completed_by=bindparam("completed_by"),
+    )
+)
+
+
+@dataclass(frozen=True)
+class Moved:
+    document: DocumentView
+    decision_seq: int
+    opened_tasks: int
+
+
+def transition_document(
+    actor: Actor | SystemActor,
+    reference: str,
+    transition: str,
+    *,
+    seen_state: str,
+    comment: str = "",
+    request_id: str | None = None,
+) -> Moved:
+    """Take ``transition`` on the document at ``reference``, which the client saw in
+    ``seen_state``. One transaction; every refusal is a ``TransitionRefused`` (a gap
+    that would strand the document carries the names of what it is about)."""
+    with unit_of_work_for(actor) as uow:
+        return _transition_in(uow, actor, reference, transition, seen_state, comment, request_id)
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What a decision on the document page came to, and the page to show after it."""
+
+    detail: DocumentDetail
+    # The move, when the decision went through; else why not.
+    moved: Moved | None
+    refusal: DomainError | None
+
+
+def decide_on_page(
+    actor: Actor | SystemActor,
+    reference: str,
+    transition: str,
+    *,
+    seen_state: str,
+    comment: str = "",
+    request_id: str | None = None,
+) -> Decided:
+    """The document page's decision and the page as it stands afterwards, in one unit
+    of work: a refused decision is rolled back to a savepoint, and the page is read in
+    the same transaction. A document the actor may not see is ``NotFound``."""
+    with unit_of_work_for(actor) as uow:
+        s = uow.session
+        moved: Moved | None = None
+        refusal: DomainError | None = None
+        try:
+            with s.begin_nested():
+                moved = _transition_in(
+                    uow, actor, reference, transition, seen_state, comment, request_id
+                )
+        except NotFound:
+            raise
+        except DomainError as refused:
+            refusal = refused
+        return Decided(document_detail_in(s, actor, reference), moved, refusal)
+
+
+def _transition_in(
+    uow: UnitOfWork,
+    actor: Actor | SystemActor,
+    reference: str,
+    transition: str,
+    seen_state: str,
+    comment: str,
+    request_id: str | None,
+) -> Moved:
+    session = uow.session
+    comment = comment.strip()
+    loaded = load_visible(session, actor, reference, lock=True)
+    doc = loaded.doc
+    graph = version_in(session, actor.org_id, doc.kind, doc.version).graph
+    now = clock.now()
+    chart = load_chart(session, now.date(), version=loaded.chart_version)
+    try:
+        plan = engine.decide(
+            graph,
+            facts_of(doc),
+            transition,
+            seen_state=seen_state,
+            comment=comment,
+            principal=principal_of(actor, chart),
+            chart=chart,
+            now=now,
+            task_transitions=loaded.task_transitions,
+            locale=actor.locale,
+        )
+    except engine.TransitionRefused as refused:
+        if refused.code == "route_has_gap":
+            refused.params.update(_gap_names(session, chart, refused.params))
+        raise
+    decision = _decision(doc, plan.transition, actor, plan.authority, comment, request_id, now)
+    # Advance, conditional on the state and row version read under the lock, moving the
+    # head of the decision chain with it.
+    advanced = {
+        "state": plan.transition.to_state,
+        "state_entered_at": now,
+        "row_version": doc.row_version + 1,
+        "dispute_raiser_id": plan.dispute_raiser,
+        "updated_at": now,
+        "chain_seq": decision["seq"],
+        "chain_hash": decision["hash"],
+    }
+    conn = session.connection()
+    moved = conn.execute(
+        _ADVANCE,
+        {
+            "b_org": actor.org_id,
+            "b_id": doc.id,
+            "b_from": doc.state,
+            "b_row_version": doc.row_version,
+            **advanced,
+        },
+    )
+    if moved.rowcount != 1:
+        current = conn.scalar(select(_DOC.c.state).where(_DOC.c.id == doc.id))
+        raise engine.TransitionRefused("stale_state", seen=seen_state, current=current)
+    conn.execute(
+        _CLOSE_TASKS,
+        {
+            "b_org": actor.org_id,
+            "b_document": doc.id,
+            "b_state": doc.state,
+            "b_actor": actor.member_id,
+            "completed_at": now,
+            "completed_by": actor.member_id,
+        },
+    )
+    conn.execute(insert(_DECISION), decision)
+    opened = _open_tasks(session, doc, plan.tasks, now)
+    seq = decision["seq"]
+    add_events(session, outbox_events(doc, plan, actor, seq))
+    uow.after_commit(lambda: outbox.nudge(actor.org_id))
+    return Moved(document_view_in(session, loaded.changed(**advanced)), seq, opened)
+
+
+def _gap_names(session: Session, chart: ChartSnapshot, gap: dict[str, Any]) -> dict[str, object]:
+    """The names a gap's sentence needs (``gap_<reason>``): the seat, member, unit or
+    role it is about, from the chart already loaded (and one read for a member's name)."""
+    names: dict[str, object] = {}
+    position_id = gap.get("position_id")
+    if isinstance(position_id, int):
+        seat = chart.seats.get(position_id)
+        names["position"] = f"{seat.code} — {seat.title}" if seat else f"#{position_id}"
+    member_id = gap.get("member_id")
+    if isinstance(member_id, int):
+        names["member"] = member_names(session, [member_id]).get(member_id, f"#{member_id}")
+    unit_id = gap.get("unit_id")
+    if isinstance(unit_id, int):
+        unit = chart.units.get(unit_id)
+        names["unit"] = unit.name if unit else f"#{unit_id}"
+    if gap.get("role") is not None:
+        names["role"] = gap["role"]
+    return names
+
+
+def _decision(
+    doc: DocumentRecord,
+    chosen: Transition,
+    actor: Actor | SystemActor,
+    authority: engine.Authority,
+    comment: str,
+    request_id: str | None,
+    now: datetime,
+) -> dict[str, Any]:
+    """The next link of the document's hash chain, from the chain head on the document
+    row (read under its lock)."""
+    row: dict[str, Any] = {
+        "org_id": doc.org_id,
+        "document_id": doc.id,
+        "seq": doc.chain_seq + 1,
+        "flow_version_id": doc.flow_version_id,
+        "from_state": chosen.from_state,
+        "to_state": chosen.to_state,
+        "transition": chosen.key,
+        "gate": chosen.gate,
+        "actor_id": actor.member_id,
+        "authority_member_id": authority.authority_member,
+        "via": authority.via,
+        "delegation_id": None,
+        "amount": doc.amount,
+        "currency": doc.currency,
+        "winning_floor": authority.winning_floor,
+        "eligible": list(authority.eligible),
+        "resolution": [r.to_json() for r in authority.resolution],
+        "comment": comment,
+        "request_id": request_id,
+        "decided_at": now,
+        "prev_hash": doc.chain_hash,
+    }
+    row["hash"] = link_hash(row)
+    return row
+
+
+def _open_tasks(
+    session: Session, doc: DocumentRecord, plans: tuple[engine.TaskPlan, ...], now: datetime
+) -> int:
+    rows = [
+        {
+            "org_id": doc.org_id,
+            "document_id": doc.id,
+            "state": plan.state,
+            "assignee_id": member_id,
+            "via": engine.Via.GRANT,
+            "transitions": list(plan.transitions),
+            "band_floor": plan.band_floor,
+            "due_at": plan.due_at,
+            "status": TaskStatus.OPEN,
+            "created_at": now,
+        }
+        for plan in plans
+        for member_id in plan.assignees
+    ]
+    if rows:
+        session.connection().execute(insert(_TASK), rows)
+    return len(rows)
+
+
+def outbox_events(
+    doc: DocumentRecord, plan: engine.Plan, actor: Actor | SystemActor, seq: int
+) -> list[tuple[str, dict[str, Any]]]:
+    """The side effects of this decision, as outbox rows written in its transaction:
+    ``notify.*`` for people, ``posting.*`` for the ledger."""
+    chosen, plans = plan.transition, plan.tasks
+    base = {"document_id": doc.id, "reference": doc.reference, "decision": seq}
+    events: list[tuple[str, dict[str, Any]]] = []
+    assignees = sorted({m for plan in plans for m in plan.assignees})
+    if assignees:
+        events.append(
+            ("notify.task_assigned", {**base, "members": assignees, "state": chosen.to_state})
+        )
+    if actor.member_id != doc.requester_id:
+        events.append(
+            (
+                "notify.document_moved",
+                {
+                    **base,
+                    "members": [doc.requester_id],
+                    "transition": chosen.key,
+                    "state": chosen.to_state,
+                },
+            )
+        )
+    if plan.posting is not None:
+        events.append(
+            (
+                f"posting.{plan.posting}",
+                {
+                    **base,
+                    "kind": doc.kind,
+                    "amount": money_text(doc.amount),
+                    "currency": doc.currency,
+                    "state": chosen.to_state,
+                },
+            )
+        )
+    return events
