@@ -6,8 +6,6 @@ organizations); ``membership`` is the first org-scoped table.
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from sqlalchemy import (
     JSON,
     Boolean,
@@ -19,10 +17,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from portal.core.db import Base, TenantScoped
+from portal.core.db import Base, CreatedAt, TenantScoped
 
 
-class Organization(Base):
+class Organization(CreatedAt, Base):
     __tablename__ = "organization"
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -31,7 +29,6 @@ class Organization(Base):
     # ISO 4217 code; amount floors and reporting are in this currency.
     base_currency: Mapped[str] = mapped_column(String(3))
     default_locale: Mapped[str] = mapped_column(String(8))
-    created_at: Mapped[datetime]
     # Changes (to a value never used before) whenever a unit, position, holding or
     # membership of the organization changes: database triggers set it, so the chart
     # snapshot the transition engine resolves against can be cached by it safely.
@@ -41,7 +38,7 @@ class Organization(Base):
         return f"<Organization {self.id} {self.slug!r}>"
 
 
-class User(Base):
+class User(CreatedAt, Base):
     __tablename__ = "app_user"
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -54,13 +51,12 @@ class User(Base):
     active: Mapped[bool] = mapped_column(Boolean, server_default=text("true"))
     # Bumped on sign-out (and password change) so every older session cookie dies.
     session_version: Mapped[int] = mapped_column(Integer, server_default=text("1"))
-    created_at: Mapped[datetime]
 
     def __repr__(self) -> str:
         return f"<User {self.id} {self.email!r}>"
 
 
-class Membership(TenantScoped, Base):
+class Membership(TenantScoped, CreatedAt, Base):
     __tablename__ = "membership"
     __table_args__ = (
         TenantScoped.tenant_key(),
@@ -72,7 +68,6 @@ class Membership(TenantScoped, Base):
     # Org roles beyond "member": a subset of domain.actor.Role.ALL.
     roles: Mapped[list[str]] = mapped_column(JSON, default=list)
     active: Mapped[bool] = mapped_column(Boolean, server_default=text("true"))
-    created_at: Mapped[datetime]
 
     def __repr__(self) -> str:
         return f"<Membership {self.id} org={self.org_id} user={self.user_id} roles={self.roles}>"

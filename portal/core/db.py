@@ -98,6 +98,18 @@ class Base(DeclarativeBase):
     }
 
 
+class CreatedAt:
+    """Mixin: when the row was written (UTC, from the clock of the service that wrote it)."""
+
+    created_at: Mapped[datetime]
+
+
+class Timestamps(CreatedAt):
+    """Mixin: when the row was written, and when it last changed."""
+
+    updated_at: Mapped[datetime]
+
+
 class TenantScoped:
     """Mixin for every table that belongs to one organization.
 

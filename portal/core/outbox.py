@@ -18,12 +18,12 @@ from sqlalchemy import JSON, Index, String, Text, insert, or_, select, text
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from portal.core.clock import clock
-from portal.core.db import Base, TenantNotSet, TenantScoped
+from portal.core.db import Base, CreatedAt, TenantNotSet, TenantScoped
 from portal.core.queue import enqueue, redis_holder
 from portal.core.uow import platform_work, unit_of_work
 
 
-class OutboxEvent(TenantScoped, Base):
+class OutboxEvent(TenantScoped, CreatedAt, Base):
     __tablename__ = "outbox"
     __table_args__ = (
         TenantScoped.tenant_key(),
@@ -39,7 +39,6 @@ class OutboxEvent(TenantScoped, Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     topic: Mapped[str] = mapped_column(String(63))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
-    created_at: Mapped[datetime]
     dispatched_at: Mapped[datetime | None]
     attempts: Mapped[int] = mapped_column(server_default=text("0"))
     next_attempt_at: Mapped[datetime]

@@ -8,7 +8,7 @@ allowed (required, negative, one of the choices) is the service's to say.
 from __future__ import annotations
 
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from flask_babel import gettext as _
@@ -21,18 +21,12 @@ from wtforms.validators import InputRequired
 
 from portal.domain.errors import DomainError
 from portal.domain.graph import DocumentField, FieldType, Graph
+from portal.domain.money import parse_amount, plain_number
 from portal.web.messages import message_for
+
 
 # Spaces (including the no-break ones some locales group digits with) and the thousands
 # separator; "." stays the decimal point.
-_GROUPING = str.maketrans("", "", " \u00a0\u202f,")
-
-
-def plain_number(text: str | None) -> str:
-    """``"1,234.50"`` -> ``"1234.50"``: the grouping a person types, removed."""
-    return (text or "").translate(_GROUPING).strip()
-
-
 def _not_a(code: str, label: object) -> str:
     # The same sentence the service would give, from the same catalog entry.
     return message_for(DomainError(code, label=str(label)))
@@ -44,17 +38,13 @@ class AmountField(StringField):
     def process_formdata(self, valuelist: list[Any]) -> None:
         if not valuelist:
             return
-        text = plain_number(valuelist[0])
         self.data = None
-        if not text:
+        if not plain_number(valuelist[0]):
             return
         try:
-            number = Decimal(text)
-        except InvalidOperation:
+            self.data = parse_amount(valuelist[0])
+        except DomainError:
             raise ValueError(_not_a("field_not_number", self.label.text)) from None
-        if not number.is_finite():
-            raise ValueError(_not_a("field_not_number", self.label.text))
-        self.data = number
 
     def _value(self) -> str:
         if self.raw_data:

@@ -22,10 +22,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from portal.core.db import Base, TenantScoped, tenant_fk
+from portal.core.db import Base, CreatedAt, TenantScoped, Timestamps, tenant_fk
 
 
-class Document(TenantScoped, Base):
+class Document(TenantScoped, Timestamps, Base):
     __tablename__ = "document"
     __table_args__ = (
         TenantScoped.tenant_key(),
@@ -64,8 +64,6 @@ class Document(TenantScoped, Base):
     # decision shows as a head that no row matches.
     chain_seq: Mapped[int] = mapped_column(server_default=text("0"))
     chain_hash: Mapped[str] = mapped_column(String(64), server_default="0" * 64)
-    created_at: Mapped[datetime]
-    updated_at: Mapped[datetime]
 
     def __repr__(self) -> str:
         return f"<Document {self.reference} {self.state!r}>"
@@ -91,7 +89,7 @@ class TaskStatus:
     ALL = (OPEN, COMPLETED, CANCELLED)
 
 
-class Task(TenantScoped, Base):
+class Task(TenantScoped, CreatedAt, Base):
     __tablename__ = "task"
     __table_args__ = (
         TenantScoped.tenant_key(),
@@ -123,7 +121,6 @@ class Task(TenantScoped, Base):
     band_floor: Mapped[Decimal]
     due_at: Mapped[datetime | None]
     status: Mapped[str] = mapped_column(String(10), default=TaskStatus.OPEN)
-    created_at: Mapped[datetime]
     completed_at: Mapped[datetime | None]
     completed_by: Mapped[int | None]
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import date
-from decimal import Decimal, InvalidOperation
 
 from portal.domain.errors import DomainError
 from portal.domain.graph import DocumentField, FieldType, Graph
-from portal.domain.money import MAX_AMOUNT, check_amount
+from portal.domain.money import MAX_AMOUNT, check_amount, parse_amount
 
 MAX_TEXT_FIELD = 2000
 MAX_TITLE = 200
@@ -43,10 +42,10 @@ def _field_value(spec: DocumentField, value: object) -> object:
         return value.strip()
     if spec.type in (FieldType.NUMBER, FieldType.MONEY):
         try:
-            number = Decimal(str(value).replace(",", "").strip())
-        except InvalidOperation:
+            number = parse_amount(value, field=where)
+        except DomainError:
             raise DomainError("field_not_number", field=where, label=label) from None
-        if isinstance(value, bool) or not number.is_finite() or abs(number) >= MAX_AMOUNT:
+        if abs(number) >= MAX_AMOUNT:
             raise DomainError("field_not_number", field=where, label=label)
         if spec.type == FieldType.MONEY:
             check_amount(number, field=where)

@@ -1,8 +1,9 @@
-"""The one rule for what counts as an amount, shared by documents and route previews."""
+"""The one rule for what counts as an amount, and the one way a typed amount is read,
+shared by documents, their forms and route previews."""
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
 from portal.domain.errors import DomainError
 
@@ -21,3 +22,27 @@ def check_amount(amount: Decimal, *, field: str = "amount") -> Decimal:
     if amount != amount.quantize(Decimal(1).scaleb(-MAX_DECIMALS)):
         raise DomainError("amount_too_precise", field=field, places=MAX_DECIMALS)
     return amount
+
+
+# What people type between digit groups: commas and (no-break) spaces.
+_GROUPING = str.maketrans("", "", " \u00a0\u202f,")
+
+
+def plain_number(text: str | None) -> str:
+    """``"1,234.50"`` -> ``"1234.50"``: the grouping a person types, removed."""
+    return (text or "").translate(_GROUPING).strip()
+
+
+def parse_amount(text: object, *, field: str = "amount") -> Decimal:
+    """A typed amount as a Decimal, grouping removed; ``amount_invalid`` (naming
+    ``field``) for anything that is not a finite decimal number. Sign and precision are
+    ``check_amount``'s to judge."""
+    if isinstance(text, bool):
+        raise DomainError("amount_invalid", field=field)
+    try:
+        number = Decimal(plain_number(str(text)))
+    except InvalidOperation:
+        raise DomainError("amount_invalid", field=field) from None
+    if not number.is_finite():
+        raise DomainError("amount_invalid", field=field)
+    return number

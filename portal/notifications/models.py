@@ -8,10 +8,10 @@ from typing import Any
 from sqlalchemy import JSON, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from portal.core.db import Base, TenantScoped, tenant_fk
+from portal.core.db import Base, CreatedAt, TenantScoped, tenant_fk
 
 
-class Notification(TenantScoped, Base):
+class Notification(TenantScoped, CreatedAt, Base):
     """An in-app notice for one member (the outbox delivers it)."""
 
     __tablename__ = "notification"
@@ -31,5 +31,4 @@ class Notification(TenantScoped, Base):
     # A message code and its parameters, translated when shown.
     code: Mapped[str] = mapped_column(String(63))
     params: Mapped[dict[str, Any]] = mapped_column(JSON)
-    created_at: Mapped[datetime]
     read_at: Mapped[datetime | None]

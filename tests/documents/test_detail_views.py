@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from portal.core import uow
 from portal.demo import DEMO_PASSWORD
 from portal.documents import services as documents
 from portal.documents import transitions
@@ -160,6 +161,58 @@ def test_a_submission_nobody_could_decide_is_refused_in_plain_words(app, people)
     assert "This cannot go ahead: nobody could decide it at “Reviewed”." in html
     assert "Nadia Newbie has no primary position" in html
     assert document_queries.get_document(newbie, doc.reference).state == "draft"
+
+
+def _units_of_work(monkeypatch, request):  # type: ignore[no-untyped-def]
+    """The units of work one request opens inside its organization (each is a
+    transaction of its own), counted at the one place they are all opened."""
+    opened: list[int] = []
+    real = uow.unit_of_work
+
+    def counted(org_id, **kwargs):  # type: ignore[no-untyped-def]
+        if org_id is not None:
+            opened.append(org_id)
+        return real(org_id, **kwargs)
+
+    monkeypatch.setattr(uow, "unit_of_work", counted)
+    response = request()
+    monkeypatch.setattr(uow, "unit_of_work", real)
+    return response, len(opened)
+
+
+def test_a_refused_decision_costs_the_page_no_more_transactions_than_viewing_it(
+    app, people, monkeypatch
+):
+    """The decision and the page it shows are one transaction, like the page alone;
+    the nav's two badges are counted on either (the gap refusal once took four)."""
+    from portal.accounts import services as accounts
+    from portal.domain.actor import SystemActor
+
+    siti = people("siti")
+    system = SystemActor(org_id=siti.org_id, org_slug="acme")
+    accounts.create_user("newbie@acme.example", "Nadia Newbie", DEMO_PASSWORD)
+    accounts.create_member(system, email="newbie@acme.example", name="Nadia Newbie")  # type: ignore[arg-type]
+    newbie = people("newbie")
+    doc = documents.create_document(
+        newbie, kind="expense_claim", title="Lunch", amount=Decimal("25.00"), fields=FIELDS
+    )
+    browser, token = demo_browser(app, "newbie")
+    page = f"/o/acme/documents/{doc.reference}"
+
+    viewed, viewing = _units_of_work(monkeypatch, lambda: browser.get(page))
+    assert viewed.status_code == 200
+    assert viewing == 3  # the page, the inbox badge, the bell
+
+    refused, refusing = _units_of_work(
+        monkeypatch,
+        lambda: browser.post(
+            f"{page}/transition",
+            data={"transition": "submit", "seen_state": "draft", "csrf_token": token},
+        ),
+    )
+    assert refused.status_code == 422
+    assert "This cannot go ahead: nobody could decide it" in refused.get_data(as_text=True)
+    assert refusing == viewing
 
 
 # --- with htmx: the changed region comes back and is swapped in place -------------------
