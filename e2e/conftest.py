@@ -112,7 +112,7 @@ def base_url(live_server: str) -> str:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type: ignore[no-untyped-def]
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     outcome = yield
     report = outcome.get_result()
     if report.when == "call" and report.failed and "page" in item.funcargs:
@@ -120,7 +120,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type
         item.funcargs["page"].screenshot(path=str(ARTIFACTS / f"{item.name}.png"), full_page=True)
 
 
-def axe_violations(page) -> list[dict]:  # type: ignore[no-untyped-def]
+def axe_violations(page) -> list[dict]:
     """Serious and critical accessibility violations on the current page (axe-core)."""
     # Through the DevTools protocol: the page's own CSP (rightly) refuses inline scripts.
     page.evaluate(AXE.read_text())
@@ -132,6 +132,6 @@ def axe_violations(page) -> list[dict]:  # type: ignore[no-untyped-def]
     ]
 
 
-def screenshot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+def screenshot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

@@ -64,7 +64,7 @@ def _open(page: Page, reference: str) -> None:
     expect(page.locator("h1 .code")).to_have_text(reference)
 
 
-def _history(page: Page):  # type: ignore[no-untyped-def]
+def _history(page: Page):
     return (
         page.locator("#history-heading")
         .locator("xpath=ancestor::section")
@@ -72,7 +72,7 @@ def _history(page: Page):  # type: ignore[no-untyped-def]
     )
 
 
-def _entries(page: Page, transition: str):  # type: ignore[no-untyped-def]
+def _entries(page: Page, transition: str):
     """The history entries of one transition, by its label (not by any text inside)."""
     return _history(page).filter(has=page.locator("strong").get_by_text(transition, exact=True))
 

@@ -27,7 +27,7 @@ def run_migrations_online() -> None:
         _run(conn)
 
 
-def _run(connection) -> None:  # type: ignore[no-untyped-def]
+def _run(connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,

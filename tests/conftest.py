@@ -167,7 +167,7 @@ def settings(backend: Backend, tmp_path_factory: pytest.TempPathFactory) -> Sett
 
 
 @pytest.fixture(scope="session")
-def app(settings: Settings):  # type: ignore[no-untyped-def]
+def app(settings: Settings):
     from portal.app import create_app
 
     application = create_app(settings)
@@ -204,7 +204,7 @@ def _isolated(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture
-def committed(app):  # type: ignore[no-untyped-def]
+def committed(app):
     """Marks a test that commits for real (several connections, threads, pools)."""
     redis_holder.get().flushdb()
     version_cache.clear()

@@ -41,7 +41,7 @@ def system_actor(org: Organization) -> Actor:
 
 
 @pytest.fixture
-def make_org(app) -> Callable[..., Organization]:  # type: ignore[no-untyped-def]
+def make_org(app) -> Callable[..., Organization]:
     def make(slug: str | None = None, name: str | None = None, **kw: str) -> Organization:
         n = next(_counter)
         return provision_organization(slug or f"org-{n}", name or f"Organization {n}", **kw)
@@ -50,7 +50,7 @@ def make_org(app) -> Callable[..., Organization]:  # type: ignore[no-untyped-def
 
 
 @pytest.fixture
-def make_member(app) -> Callable[..., Person]:  # type: ignore[no-untyped-def]
+def make_member(app) -> Callable[..., Person]:
     def make(
         org: Organization,
         name: str | None = None,
@@ -81,20 +81,20 @@ class Tenant:
 
 
 @pytest.fixture
-def acme(make_org, make_member) -> Tenant:  # type: ignore[no-untyped-def]
+def acme(make_org, make_member) -> Tenant:
     org = make_org("acme-test", "Acme Test")
     return Tenant(org, make_member(org, "Alice Admin", roles=(Role.ADMIN,)))
 
 
 @pytest.fixture
-def globex(make_org, make_member) -> Tenant:  # type: ignore[no-untyped-def]
+def globex(make_org, make_member) -> Tenant:
     """The second organization every test suite keeps around, which must stay invisible."""
     org = make_org("globex-test", "Globex Test")
     return Tenant(org, make_member(org, "Gus Globex", roles=(Role.ADMIN,)))
 
 
 @pytest.fixture
-def client(app):  # type: ignore[no-untyped-def]
+def client(app):
     return app.test_client()
 
 
@@ -108,7 +108,7 @@ def csrf_token_from(html: str) -> str:
     return match.group(1)
 
 
-def browser_for(app, email: str, password: str = PASSWORD) -> tuple[FlaskClient, str]:  # type: ignore[no-untyped-def]
+def browser_for(app, email: str, password: str = PASSWORD) -> tuple[FlaskClient, str]:
     """A browser of its own, signed in through the real form as ``email``; returns it
     with a CSRF token for its posts."""
     browser = app.test_client()
@@ -122,13 +122,13 @@ def browser_for(app, email: str, password: str = PASSWORD) -> tuple[FlaskClient,
     return browser, csrf_token_from(page)
 
 
-def demo_browser(app, name: str) -> tuple[FlaskClient, str]:  # type: ignore[no-untyped-def]
+def demo_browser(app, name: str) -> tuple[FlaskClient, str]:
     """A browser signed in as a person of the demo organization, by first name."""
     return browser_for(app, f"{name}@acme.example", DEMO_PASSWORD)
 
 
 @pytest.fixture
-def people(app, globex) -> Callable[[str], Actor]:  # type: ignore[no-untyped-def]
+def people(app, globex) -> Callable[[str], Actor]:
     """The demo organization, whose chart every flow can route: Siti and Jason (Sales
     Executives) report to Nurul (head of Sales); Hannah (HR) reports to Grace (Office
     Manager, admin), who reports to Aisha (CEO, admin, head of the Executive Office); Ravi
@@ -151,7 +151,7 @@ def demo_people() -> Callable[[str], Actor]:
 
 
 @pytest.fixture
-def login(client) -> Callable[[Person], str]:  # type: ignore[no-untyped-def]
+def login(client) -> Callable[[Person], str]:
     """Sign ``person`` in through the real form; returns a CSRF token for later posts."""
 
     def sign_in(person: Person) -> str:

@@ -13,6 +13,7 @@ from flask import (
     session,
     url_for,
 )
+from flask.typing import ResponseReturnValue
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
@@ -34,7 +35,7 @@ admin_bp = Blueprint("members", __name__, url_prefix="/o/<org>/admin/members")
 
 
 @home_bp.get("/")
-def index():  # type: ignore[no-untyped-def]
+def index() -> ResponseReturnValue:
     if not current_user.is_authenticated:
         return redirect(url_for("accounts.login"))
     return redirect(url_for("home.organizations"))
@@ -42,7 +43,7 @@ def index():  # type: ignore[no-untyped-def]
 
 @home_bp.get("/orgs")
 @login_required
-def organizations():  # type: ignore[no-untyped-def]
+def organizations() -> ResponseReturnValue:
     orgs = account_queries.list_my_organizations(current_user.id)
     if len(orgs) == 1:
         return redirect(url_for("home.dashboard", org=orgs[0].slug))
@@ -51,7 +52,7 @@ def organizations():  # type: ignore[no-untyped-def]
 
 @home_bp.get("/o/<org>/")
 @login_required
-def dashboard():  # type: ignore[no-untyped-def]
+def dashboard() -> ResponseReturnValue:
     return render_template("home/dashboard.html", actor=current_actor())
 
 
@@ -61,7 +62,7 @@ def _next_or(default: str) -> str:
 
 
 @bp.route("/login", methods=["GET", "POST"])
-def login():  # type: ignore[no-untyped-def]
+def login() -> ResponseReturnValue:
     if current_user.is_authenticated and request.method == "GET":
         return redirect(_next_or(url_for("home.organizations")))
     form = LoginForm()
@@ -93,7 +94,7 @@ def login():  # type: ignore[no-untyped-def]
 
 @bp.post("/logout")
 @login_required
-def logout():  # type: ignore[no-untyped-def]
+def logout() -> ResponseReturnValue:
     services.end_sessions(current_user.id)
     locale = str(get_locale())
     logout_user()
@@ -104,7 +105,7 @@ def logout():  # type: ignore[no-untyped-def]
 
 
 @bp.post("/locale")
-def set_locale():  # type: ignore[no-untyped-def]
+def set_locale() -> ResponseReturnValue:
     form = LocaleForm()
     if form.validate_on_submit() and form.locale.data in SUPPORTED_LOCALES:
         if current_user.is_authenticated:
@@ -118,11 +119,11 @@ def set_locale():  # type: ignore[no-untyped-def]
 
 @admin_bp.get("/")
 @admin_required
-def members():  # type: ignore[no-untyped-def]
+def members() -> ResponseReturnValue:
     return _render_members(MemberForm())
 
 
-def _render_members(form: MemberForm, status: int = 200, created=None):  # type: ignore[no-untyped-def]
+def _render_members(form: MemberForm, status: int = 200, created=None) -> ResponseReturnValue:
     actor = current_actor()
     return (
         render_template(
@@ -138,7 +139,7 @@ def _render_members(form: MemberForm, status: int = 200, created=None):  # type:
 
 @admin_bp.post("/")
 @admin_required
-def create_member():  # type: ignore[no-untyped-def]
+def create_member() -> ResponseReturnValue:
     form = MemberForm()
     if not form.validate_on_submit():
         return _render_members(form, 422)
@@ -155,7 +156,7 @@ def create_member():  # type: ignore[no-untyped-def]
 
 @admin_bp.get("/<int:member_id>")
 @admin_required
-def member(member_id: int):  # type: ignore[no-untyped-def]
+def member(member_id: int) -> ResponseReturnValue:
     row = account_queries.get_member(current_actor(), member_id)
     form = RolesForm(data={"admin": "admin" in row.roles, "auditor": "auditor" in row.roles})
     return render_template("accounts/member.html", member=row, form=form, confirm=ConfirmForm())
@@ -163,7 +164,7 @@ def member(member_id: int):  # type: ignore[no-untyped-def]
 
 @admin_bp.post("/<int:member_id>/roles")
 @admin_required
-def set_roles(member_id: int):  # type: ignore[no-untyped-def]
+def set_roles(member_id: int) -> ResponseReturnValue:
     form = RolesForm()
     actor = current_actor()
     if form.validate_on_submit():
@@ -180,7 +181,7 @@ def set_roles(member_id: int):  # type: ignore[no-untyped-def]
     ), 422
 
 
-def _status_change(member_id: int, change, done_message: str):  # type: ignore[no-untyped-def]
+def _status_change(member_id: int, change, done_message: str) -> ResponseReturnValue:
     form = ConfirmForm()
     if form.validate_on_submit():
         try:
@@ -196,11 +197,11 @@ def _status_change(member_id: int, change, done_message: str):  # type: ignore[n
 
 @admin_bp.post("/<int:member_id>/deactivate")
 @admin_required
-def deactivate(member_id: int):  # type: ignore[no-untyped-def]
+def deactivate(member_id: int) -> ResponseReturnValue:
     return _status_change(member_id, services.deactivate_member, _("Membership deactivated."))
 
 
 @admin_bp.post("/<int:member_id>/reactivate")
 @admin_required
-def reactivate(member_id: int):  # type: ignore[no-untyped-def]
+def reactivate(member_id: int) -> ResponseReturnValue:
     return _status_change(member_id, services.reactivate_member, _("Membership reactivated."))

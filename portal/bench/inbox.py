@@ -63,7 +63,7 @@ _DOCUMENTS_SQLITE = (
 )
 
 
-def _existing(conn) -> int:  # type: ignore[no-untyped-def]
+def _existing(conn) -> int:
     return conn.scalar(
         text("SELECT count(*) FROM organization WHERE slug LIKE :p"), {"p": PREFIX + "%"}
     )
@@ -193,7 +193,7 @@ def bare_app() -> Flask:
     ]
 
     @app.get("/inbox")
-    def inbox():  # type: ignore[no-untyped-def]
+    def inbox():
         return render_template_string(_BARE, rows=rows)
 
     return app

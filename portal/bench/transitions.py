@@ -69,7 +69,7 @@ def _build_world() -> _World:
     accounts.create_member(system, email=admin_email, name="Bench Admin", roles=[Role.ADMIN])  # type: ignore[arg-type]
     ceo_unit = chart.create_unit(system, code="EXEC", name="Executive")  # type: ignore[arg-type]
     ceo = chart.create_position(system, code="CEO", title="CEO", unit_id=ceo_unit.id)  # type: ignore[arg-type]
-    chart.update_unit(  # type: ignore[arg-type]
+    chart.update_unit(
         system, ceo_unit.id, code="EXEC", name="Executive", parent_id=None, head_position_id=ceo.id
     )
 
@@ -84,10 +84,10 @@ def _build_world() -> _World:
     requesters, superiors = [], {}
     for t in range(TEAMS):
         unit = chart.create_unit(system, code=f"T{t}", name=f"Team {t}", parent_id=ceo_unit.id)  # type: ignore[arg-type]
-        head_seat = chart.create_position(  # type: ignore[arg-type]
+        head_seat = chart.create_position(
             system, code=f"T{t}-HEAD", title="Team head", unit_id=unit.id, reports_to_id=ceo.id
         )
-        chart.update_unit(  # type: ignore[arg-type]
+        chart.update_unit(
             system,
             unit.id,
             code=f"T{t}",
@@ -98,7 +98,7 @@ def _build_world() -> _World:
         head = person(f"head{t}@{slug}.test", f"Head {t}")
         chart.assign_position(system, member_id=head.member_id, position_id=head_seat.id)  # type: ignore[arg-type]
         for n in range(PER_TEAM):
-            seat = chart.create_position(  # type: ignore[arg-type]
+            seat = chart.create_position(
                 system,
                 code=f"T{t}-S{n}",
                 title="Staff",

@@ -73,7 +73,7 @@ def capped_graph() -> Graph:
             )
         )
 
-    def with_comment(key: str, source: str, target: str, gate: str, reverses: bool = False):  # type: ignore[no-untyped-def]
+    def with_comment(key: str, source: str, target: str, gate: str, reverses: bool = False):
         return Transition(
             key,
             source,

@@ -93,7 +93,7 @@ def _label(spec: DocumentField, locale: str) -> str:
     return _("%(label)s (required)", label=text) if spec.required else text
 
 
-def _input_for(spec: DocumentField, locale: str):  # type: ignore[no-untyped-def]
+def _input_for(spec: DocumentField, locale: str):
     label = _label(spec, locale)
     kw: dict[str, Any] = {"required": True, "aria-required": "true"} if spec.required else {}
     if spec.type in (FieldType.NUMBER, FieldType.MONEY):

@@ -14,6 +14,7 @@ from datetime import datetime
 from urllib.parse import quote
 
 from flask import Blueprint, abort, g, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import format_date, format_datetime, get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -147,7 +148,7 @@ def _page(
     outcomes: list[Outcome] | None = None,
     refusal: str | None = None,
     status: int = 200,
-):  # type: ignore[no-untyped-def]
+):
     actor = current_actor()
     page = queries.open_tasks(actor)
     # The nav's badges come with the page: no transactions of their own.
@@ -173,13 +174,13 @@ def _page(
 
 @bp.get("/")
 @login_required
-def index():  # type: ignore[no-untyped-def]
+def index() -> ResponseReturnValue:
     return _page()
 
 
 @bp.get("/rows")
 @login_required
-def rows():  # type: ignore[no-untyped-def]
+def rows() -> ResponseReturnValue:
     """The table body alone, for the 30-second refresh: rows named in ``items`` (the
     boxes checked on the page) come back checked."""
     actor = current_actor()
@@ -198,7 +199,7 @@ def rows():  # type: ignore[no-untyped-def]
 
 @bp.post("/bulk")
 @login_required
-def bulk():  # type: ignore[no-untyped-def]
+def bulk() -> ResponseReturnValue:
     """Approve or reject the checked documents with the one comment: an outcome per
     document, never all-or-nothing (``documents.bulk``)."""
     actor = current_actor()

@@ -4,6 +4,7 @@ marking them read."""
 from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_login import login_required
 
 from portal.notifications.queries import list_notifications
@@ -16,7 +17,7 @@ bp = Blueprint("notifications", __name__, url_prefix="/o/<org>/notifications")
 
 @bp.get("/")
 @login_required
-def index():  # type: ignore[no-untyped-def]
+def index() -> ResponseReturnValue:
     actor = current_actor()
     items = list_notifications(actor)
     return render_template(
@@ -28,7 +29,7 @@ def index():  # type: ignore[no-untyped-def]
 
 @bp.post("/read")
 @login_required
-def mark_read():  # type: ignore[no-untyped-def]
+def mark_read() -> ResponseReturnValue:
     """One notification (``id``) or, without one, all of them."""
     raw = request.form.get("id")
     ids = [int(raw)] if raw and raw.isdigit() else None

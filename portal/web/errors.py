@@ -54,7 +54,7 @@ def _wants_json() -> bool:
     return request.path.startswith("/api/") or best == "application/json"
 
 
-def _answer(status: int, code: str, message: str, details: dict | None = None):  # type: ignore[no-untyped-def]
+def _answer(status: int, code: str, message: str, details: dict | None = None):
     # htmx accepts */* (which would pick JSON) but always wants a fragment to show.
     if request.headers.get("HX-Request") == "true":
         return render_template("errors/_fragment.html", message=message, code=code), status
@@ -65,18 +65,18 @@ def _answer(status: int, code: str, message: str, details: dict | None = None): 
 
 def init_errors(app: Flask) -> None:
     @app.errorhandler(DomainError)
-    def _domain_error(error: DomainError):  # type: ignore[no-untyped-def]
+    def _domain_error(error: DomainError):
         status = status_for(error)
         if status == 404:
             return _answer(404, "not_found", gettext("Page not found."))
         return _answer(status, error.code, message_for(error), error.params)
 
     @app.errorhandler(CSRFError)
-    def _csrf_error(error: CSRFError):  # type: ignore[no-untyped-def]
+    def _csrf_error(error: CSRFError):
         return _answer(400, "csrf_failed", message_for(DomainError("csrf_failed")))
 
     @app.errorhandler(HTTPException)
-    def _http_error(error: HTTPException):  # type: ignore[no-untyped-def]
+    def _http_error(error: HTTPException):
         if error.code is not None and error.code < 400:
             return error
         messages = {
@@ -91,7 +91,7 @@ def init_errors(app: Flask) -> None:
         return _answer(status, f"http_{status}", messages.get(status, error.description or ""))
 
     @app.errorhandler(Exception)
-    def _unexpected(error: Exception):  # type: ignore[no-untyped-def]
+    def _unexpected(error: Exception):
         log.exception("unhandled error on %s %s", request.method, request.path)
         if app.testing and app.config.get("PROPAGATE_UNEXPECTED", True):
             raise error

@@ -18,7 +18,7 @@ class Browser:
 
 
 @pytest.fixture
-def sign_in(app) -> Callable[..., Browser]:  # type: ignore[no-untyped-def]
+def sign_in(app) -> Callable[..., Browser]:
     """A fresh browser signed in through the real form, with a CSRF token for its posts."""
 
     def open_browser(email: str, password: str = PASSWORD) -> Browser:

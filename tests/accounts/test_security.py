@@ -110,7 +110,7 @@ def test_an_htmx_post_carries_its_csrf_token_in_the_header_instead_of_the_form(c
 # --- cookies ----------------------------------------------------------------------------
 
 
-def _session_set_cookie(response) -> str:  # type: ignore[no-untyped-def]
+def _session_set_cookie(response) -> str:
     cookies = [c for c in response.headers.getlist("Set-Cookie") if c.startswith("session=")]
     assert cookies, "the response set no session cookie"
     return cookies[0]

@@ -17,14 +17,14 @@ from tests.factories import PASSWORD, csrf_token_from, system_actor
 MEMBERS = "/o/acme-test/admin/members/"
 
 
-def _post_login(client, email: str, password: str, **extra: str):  # type: ignore[no-untyped-def]
+def _post_login(client, email: str, password: str, **extra: str):
     token = csrf_token_from(client.get("/login").get_data(as_text=True))
     return client.post(
         "/login", data={"email": email, "password": password, "csrf_token": token, **extra}
     )
 
 
-def _signed_out(response) -> bool:  # type: ignore[no-untyped-def]
+def _signed_out(response) -> bool:
     return response.status_code == 302 and response.headers["Location"].startswith("/login")
 
 

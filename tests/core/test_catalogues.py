@@ -23,7 +23,7 @@ KEYWORDS = {
 }
 
 
-def _catalogue(locale: str):  # type: ignore[no-untyped-def]
+def _catalogue(locale: str):
     path = TRANSLATIONS_DIR / locale / "LC_MESSAGES" / "messages.po"
     return read_po(BytesIO(path.read_bytes()), locale=locale)
 

@@ -13,11 +13,11 @@ from portal.core.db import db
 from portal.core.uow import unit_of_work
 
 
-def _backend_pid(uow) -> object:  # type: ignore[no-untyped-def]
+def _backend_pid(uow) -> object:
     return uow.session.connection().connection.dbapi_connection
 
 
-def _current_org(uow) -> str | None:  # type: ignore[no-untyped-def]
+def _current_org(uow) -> str | None:
     if db.dialect != "postgresql":
         return None
     return uow.session.execute(text("SELECT current_setting('app.current_org', true)")).scalar()

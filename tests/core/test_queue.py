@@ -14,7 +14,7 @@ from portal.core.health import ping
 from portal.core.queue import EmbeddedWorker, ThreadWorker, redis_holder
 
 
-def _wait_for(job, seconds: float = 10.0):  # type: ignore[no-untyped-def]
+def _wait_for(job, seconds: float = 10.0):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         job.refresh()

@@ -14,7 +14,7 @@ from portal.domain.errors import DomainError
 CLAIM_FIELDS = {"category": "meals", "expense_date": "2026-11-21"}
 
 
-def _submitted(siti, title: str):  # type: ignore[no-untyped-def]
+def _submitted(siti, title: str):
     doc = documents.create_document(
         siti, kind="expense_claim", title=title, amount=Decimal("42.00"), fields=CLAIM_FIELDS
     )

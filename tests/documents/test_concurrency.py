@@ -28,7 +28,7 @@ FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
 
 
 @pytest.fixture
-def race_org(backend, committed):  # type: ignore[no-untyped-def]
+def race_org(backend, committed):
     """An organization of its own, committed for real and removed afterwards: a head
     seat held by THREADS approvers, and a requester reporting to it."""
     if not backend.postgres:
@@ -48,10 +48,10 @@ def race_org(backend, committed):  # type: ignore[no-untyped-def]
         ]
         unit = chart.create_unit(system, code="OPS", name="Operations")  # type: ignore[arg-type]
         head = chart.create_position(system, code="HEAD", title="Head", unit_id=unit.id)  # type: ignore[arg-type]
-        staff = chart.create_position(  # type: ignore[arg-type]
+        staff = chart.create_position(
             system, code="STAFF", title="Staff", unit_id=unit.id, reports_to_id=head.id
         )
-        chart.update_unit(  # type: ignore[arg-type]
+        chart.update_unit(
             system, unit.id, code="OPS", name="Operations", parent_id=None, head_position_id=head.id
         )
         chart.assign_position(system, member_id=people[0].member_id, position_id=staff.id)  # type: ignore[arg-type]
@@ -66,7 +66,7 @@ def race_org(backend, committed):  # type: ignore[no-untyped-def]
         owner.dispose()
 
 
-def _all_at_once(work, count: int) -> list[object]:  # type: ignore[no-untyped-def]
+def _all_at_once(work, count: int) -> list[object]:
     barrier = threading.Barrier(count)
     results: list[object] = [None] * count
 
@@ -129,5 +129,5 @@ def test_references_stay_unique_and_gap_free_when_created_at_once(race_org):
         THREADS,
     )
     assert not [r for r in results if isinstance(r, Exception)], results
-    numbers = sorted(int(r.reference.rsplit("-", 1)[1]) for r in results)  # type: ignore[union-attr]
+    numbers = sorted(int(r.reference.rsplit("-", 1)[1]) for r in results)
     assert numbers == list(range(1, THREADS + 1))

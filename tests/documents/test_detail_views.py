@@ -17,7 +17,7 @@ from tests.factories import demo_browser
 FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
 
 
-def _submitted(people):  # type: ignore[no-untyped-def]
+def _submitted(people):
     siti = people("siti")
     doc = documents.create_document(
         siti, kind="expense_claim", title="Client visit", amount=Decimal("480.00"), fields=FIELDS
@@ -163,13 +163,13 @@ def test_a_submission_nobody_could_decide_is_refused_in_plain_words(app, people)
     assert document_queries.get_document(newbie, doc.reference).state == "draft"
 
 
-def _units_of_work(monkeypatch, request):  # type: ignore[no-untyped-def]
+def _units_of_work(monkeypatch, request):
     """The units of work one request opens inside its organization (each is a
     transaction of its own), counted at the one place they are all opened."""
     opened: list[int] = []
     real = uow.unit_of_work
 
-    def counted(org_id, **kwargs):  # type: ignore[no-untyped-def]
+    def counted(org_id, **kwargs):
         if org_id is not None:
             opened.append(org_id)
         return real(org_id, **kwargs)

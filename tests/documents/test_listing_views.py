@@ -21,18 +21,18 @@ CLAIM_FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
 
 
 @pytest.fixture
-def siti(people):  # type: ignore[no-untyped-def]
+def siti(people):
     return people("siti")
 
 
 @pytest.fixture
-def as_siti(client, login, siti):  # type: ignore[no-untyped-def]
+def as_siti(client, login, siti):
     """Siti's browser: (client, CSRF token)."""
     token = login(Person(siti, "siti@acme.example", "Siti", DEMO_PASSWORD))
     return client, token
 
 
-def _claim(actor, title: str = "Taxi to the airport", amount: str = "35.00"):  # type: ignore[no-untyped-def]
+def _claim(actor, title: str = "Taxi to the airport", amount: str = "35.00"):
     return documents.create_document(
         actor, kind="expense_claim", title=title, amount=Decimal(amount), fields=CLAIM_FIELDS
     )
@@ -67,14 +67,14 @@ def _listed(html: str) -> list[str]:
     )
 
 
-def _count_siti_documents(siti) -> int:  # type: ignore[no-untyped-def]
+def _count_siti_documents(siti) -> int:
     return document_lists.list_my_documents(siti).total
 
 
 # --- creating ------------------------------------------------------------------------------
 
 
-def test_siti_creates_an_expense_claim_through_the_form_and_lands_on_it(as_siti, siti):  # type: ignore[no-untyped-def]
+def test_siti_creates_an_expense_claim_through_the_form_and_lands_on_it(as_siti, siti):
     client, token = as_siti
 
     page = client.get(f"{DOCS}/new/expense_claim")
@@ -100,7 +100,7 @@ def test_siti_creates_an_expense_claim_through_the_form_and_lands_on_it(as_siti,
     }
 
 
-def test_my_documents_lists_the_claim_with_its_state_label(as_siti, siti):  # type: ignore[no-untyped-def]
+def test_my_documents_lists_the_claim_with_its_state_label(as_siti, siti):
     client, _ = as_siti
     claim = _claim(siti, amount="1234.50")
 
@@ -114,7 +114,7 @@ def test_my_documents_lists_the_claim_with_its_state_label(as_siti, siti):  # ty
     assert f'href="{DOCS}/new/expense_claim"' in html
 
 
-def test_labels_follow_the_readers_locale(as_siti, siti):  # type: ignore[no-untyped-def]
+def test_labels_follow_the_readers_locale(as_siti, siti):
     client, _ = as_siti
     _claim(siti)
     with client.session_transaction() as session:
@@ -137,7 +137,7 @@ def test_labels_follow_the_readers_locale(as_siti, siti):  # type: ignore[no-unt
         ({"title": "   "}, "title", "A title is required."),
     ],
 )
-def test_a_wrong_form_answers_422_with_the_message_beside_its_field(  # type: ignore[no-untyped-def]
+def test_a_wrong_form_answers_422_with_the_message_beside_its_field(
     as_siti, siti, overrides, field_id, message
 ):
     client, token = as_siti
@@ -155,7 +155,7 @@ def test_a_wrong_form_answers_422_with_the_message_beside_its_field(  # type: ig
     assert "Client visit, Penang" in html or overrides.get("title")
 
 
-def test_several_field_errors_show_at_once(as_siti, siti):  # type: ignore[no-untyped-def]
+def test_several_field_errors_show_at_once(as_siti, siti):
     client, token = as_siti
 
     response = client.post(
@@ -171,12 +171,12 @@ def test_several_field_errors_show_at_once(as_siti, siti):  # type: ignore[no-un
     assert _count_siti_documents(siti) == 0
 
 
-def test_an_unpublished_kind_has_no_form(as_siti):  # type: ignore[no-untyped-def]
+def test_an_unpublished_kind_has_no_form(as_siti):
     client, _ = as_siti
     assert client.get(f"{DOCS}/new/space_travel").status_code == 404
 
 
-def test_a_post_without_csrf_is_refused(as_siti, siti):  # type: ignore[no-untyped-def]
+def test_a_post_without_csrf_is_refused(as_siti, siti):
     client, token = as_siti
     data = _claim_form(token)
     del data["csrf_token"]
@@ -190,7 +190,7 @@ def test_a_post_without_csrf_is_refused(as_siti, siti):  # type: ignore[no-untyp
 # --- the list ------------------------------------------------------------------------------
 
 
-def test_another_members_documents_never_appear_in_sitis_list(as_siti, siti, people, globex):  # type: ignore[no-untyped-def]
+def test_another_members_documents_never_appear_in_sitis_list(as_siti, siti, people, globex):
     client, _ = as_siti
     mine = _claim(siti, title="Mine")
     jasons = _claim(people("jason"), title="Jason's")
@@ -209,7 +209,7 @@ def test_another_members_documents_never_appear_in_sitis_list(as_siti, siti, peo
     assert "Jason&#39;s" not in html and "Globex&#39;s" not in html
 
 
-def test_filters_narrow_the_list(as_siti, siti):  # type: ignore[no-untyped-def]
+def test_filters_narrow_the_list(as_siti, siti):
     client, _ = as_siti
     draft = _claim(siti, title="Still a draft")
     submitted = _claim(siti, title="Sent off")
@@ -241,7 +241,7 @@ def test_filters_narrow_the_list(as_siti, siti):  # type: ignore[no-untyped-def]
     assert "None of your documents match these filters." in none
 
 
-def test_the_list_pages(as_siti, siti):  # type: ignore[no-untyped-def]
+def test_the_list_pages(as_siti, siti):
     client, _ = as_siti
     made = [_claim(siti, title=f"Claim {n}").reference for n in range(3)]
 
@@ -253,7 +253,7 @@ def test_the_list_pages(as_siti, siti):  # type: ignore[no-untyped-def]
     assert len(_listed(html)) == 3  # 25 a page: one page, and a page past the end clamps
 
 
-def test_an_empty_list_says_how_to_start(as_siti):  # type: ignore[no-untyped-def]
+def test_an_empty_list_says_how_to_start(as_siti):
     client, _ = as_siti
 
     html = client.get(f"{DOCS}/").get_data(as_text=True)
@@ -262,7 +262,7 @@ def test_an_empty_list_says_how_to_start(as_siti):  # type: ignore[no-untyped-de
     assert f'href="{DOCS}/new/expense_claim"' in html
 
 
-def test_signed_out_visitors_are_sent_to_sign_in(client, people):  # type: ignore[no-untyped-def]
+def test_signed_out_visitors_are_sent_to_sign_in(client, people):
     people("siti")
     response = client.get(f"{DOCS}/")
     assert response.status_code == 302
@@ -272,7 +272,7 @@ def test_signed_out_visitors_are_sent_to_sign_in(client, people):  # type: ignor
 # --- editing -------------------------------------------------------------------------------
 
 
-def test_the_edit_form_changes_a_drafts_title(as_siti, siti):  # type: ignore[no-untyped-def]
+def test_the_edit_form_changes_a_drafts_title(as_siti, siti):
     client, token = as_siti
     claim = _claim(siti, amount="1234.50")
 
@@ -297,7 +297,7 @@ def test_the_edit_form_changes_a_drafts_title(as_siti, siti):  # type: ignore[no
     assert "receipt_number" not in saved.fields
 
 
-def test_the_edit_form_is_refused_once_submitted(as_siti, siti):  # type: ignore[no-untyped-def]
+def test_the_edit_form_is_refused_once_submitted(as_siti, siti):
     client, token = as_siti
     claim = _claim(siti)
     transitions.transition_document(siti, claim.reference, "submit", seen_state="draft")
@@ -317,7 +317,7 @@ def test_the_edit_form_is_refused_once_submitted(as_siti, siti):  # type: ignore
     assert document_queries.get_document(siti, claim.reference).title == "Taxi to the airport"
 
 
-def test_someone_elses_draft_does_not_exist_for_the_editor(as_siti, people):  # type: ignore[no-untyped-def]
+def test_someone_elses_draft_does_not_exist_for_the_editor(as_siti, people):
     client, token = as_siti
     jasons = _claim(people("jason"))
 
@@ -327,7 +327,7 @@ def test_someone_elses_draft_does_not_exist_for_the_editor(as_siti, people):  # 
     assert document_queries.get_document(people("jason"), jasons.reference).title == jasons.title
 
 
-def test_an_admin_who_can_see_a_draft_still_cannot_edit_it(client, login, siti, people):  # type: ignore[no-untyped-def]
+def test_an_admin_who_can_see_a_draft_still_cannot_edit_it(client, login, siti, people):
     claim = _claim(siti)
     grace = people("grace")  # an admin: she may read every document, not edit Siti's
     login(Person(grace, "grace@acme.example", "Grace", DEMO_PASSWORD))

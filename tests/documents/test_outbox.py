@@ -22,13 +22,13 @@ from portal.notifications.models import Notification
 CLAIM_FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
 
 
-def _claim(siti):  # type: ignore[no-untyped-def]
+def _claim(siti):
     return documents.create_document(
         siti, kind="expense_claim", title="Hotel", amount=Decimal("320.00"), fields=CLAIM_FIELDS
     )
 
 
-def _count(org_id: int, model, *where) -> int:  # type: ignore[no-untyped-def]
+def _count(org_id: int, model, *where) -> int:
     with unit_of_work(org_id) as uow:
         return uow.session.scalar(select(func.count()).select_from(model).where(*where)) or 0
 
@@ -57,7 +57,7 @@ def test_a_failed_delivery_is_recorded_and_retried_until_it_succeeds(people, mon
     real = outbox.handler_for("notify.task_assigned")
     calls = []
 
-    def flaky(session, event):  # type: ignore[no-untyped-def]
+    def flaky(session, event):
         calls.append(event.id)
         if len(calls) == 1:
             raise ConnectionError("mail relay down")
@@ -85,7 +85,7 @@ def test_a_transition_that_fails_after_writing_its_events_leaves_no_trace(people
     doc = _claim(siti)
     write = outbox.add_events
 
-    def write_then_fail(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def write_then_fail(*args, **kwargs):
         write(*args, **kwargs)
         raise RuntimeError("the database went away")
 

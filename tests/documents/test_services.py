@@ -50,7 +50,7 @@ def _year() -> int:
     return clock.now().year
 
 
-def _claim(actor, amount: str = "480.00", title: str = "Client visit, Penang", **kw):  # type: ignore[no-untyped-def]
+def _claim(actor, amount: str = "480.00", title: str = "Client visit, Penang", **kw):
     return documents.create_document(
         actor,
         kind="expense_claim",
@@ -61,55 +61,55 @@ def _claim(actor, amount: str = "480.00", title: str = "Client visit, Penang", *
     )
 
 
-def _purchase(actor, amount: str, title: str = "Laptops"):  # type: ignore[no-untyped-def]
+def _purchase(actor, amount: str, title: str = "Laptops"):
     return documents.create_document(
         actor, kind="purchase_request", title=title, amount=Decimal(amount), fields=PURCHASE_FIELDS
     )
 
 
-def _move(actor, doc, key: str, comment: str = ""):  # type: ignore[no-untyped-def]
+def _move(actor, doc, key: str, comment: str = ""):
     return transitions.transition_document(
         actor, doc.reference, key, seen_state=doc.state, comment=comment
     ).document
 
 
-def _walk(doc, *steps):  # type: ignore[no-untyped-def]
+def _walk(doc, *steps):
     """Take (actor, transition[, comment]) steps in turn; the document as it ends up."""
     for actor, key, *comment in steps:
         doc = _move(actor, doc, key, *comment)
     return doc
 
 
-def _publish(admin, graph):  # type: ignore[no-untyped-def]
+def _publish(admin, graph):
     current = flows.get_draft(admin, graph.kind).revision
     draft = flows.save_draft(admin, graph.kind, graph, revision=current)
     return flows.publish_draft(admin, graph.kind, revision=draft.revision)
 
 
-def _refusal(call, *args, **kwargs) -> DomainError:  # type: ignore[no-untyped-def]
+def _refusal(call, *args, **kwargs) -> DomainError:
     with pytest.raises(DomainError) as caught:
         call(*args, **kwargs)
     return caught.value
 
 
-def _tasks(org_id: int, doc) -> list[Task]:  # type: ignore[no-untyped-def]
+def _tasks(org_id: int, doc) -> list[Task]:
     with unit_of_work(org_id) as uow:
         return list(
             uow.session.scalars(select(Task).where(Task.document_id == doc.id).order_by(Task.id))
         )
 
 
-def _open_tasks(org_id: int, doc) -> dict[int, Task]:  # type: ignore[no-untyped-def]
+def _open_tasks(org_id: int, doc) -> dict[int, Task]:
     return {t.assignee_id: t for t in _tasks(org_id, doc) if t.status == TaskStatus.OPEN}
 
 
-def _events(org_id: int, doc) -> list[OutboxEvent]:  # type: ignore[no-untyped-def]
+def _events(org_id: int, doc) -> list[OutboxEvent]:
     with unit_of_work(org_id) as uow:
         rows = uow.session.scalars(select(OutboxEvent).order_by(OutboxEvent.id))
         return [e for e in rows if e.payload.get("document_id") == doc.id]
 
 
-def _state_of(org_id: int, doc) -> tuple:  # type: ignore[no-untyped-def, type-arg]
+def _state_of(org_id: int, doc) -> tuple:
     """Everything a transition or an edit could write about ``doc``."""
     with unit_of_work(org_id) as uow:
         s = uow.session
@@ -135,7 +135,7 @@ def _state_of(org_id: int, doc) -> tuple:  # type: ignore[no-untyped-def, type-a
         )
 
 
-def _refused_without_trace(call, actor, doc, *args, **kwargs) -> DomainError:  # type: ignore[no-untyped-def]
+def _refused_without_trace(call, actor, doc, *args, **kwargs) -> DomainError:
     """The refusal ``call(actor, doc.reference, ...)`` raises, having written nothing:
     the document, its decisions and tasks, and the outbox are as they were."""
     before = _state_of(actor.org_id, doc)
@@ -144,7 +144,7 @@ def _refused_without_trace(call, actor, doc, *args, **kwargs) -> DomainError:  #
     return error
 
 
-def _transition_refused(actor, doc, key: str, *, seen_state: str | None = None, comment=""):  # type: ignore[no-untyped-def]
+def _transition_refused(actor, doc, key: str, *, seen_state: str | None = None, comment=""):
     error = _refused_without_trace(
         transitions.transition_document,
         actor,
@@ -493,7 +493,7 @@ def test_a_transition_that_fails_after_writing_rolls_back_whole(people, globex, 
     before = _state_of(siti.org_id, draft)
     write = outbox.add_events
 
-    def write_then_fail(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def write_then_fail(*args, **kwargs):
         write(*args, **kwargs)
         raise RuntimeError("the connection dropped")
 
@@ -572,8 +572,8 @@ def test_the_requester_never_gets_a_task_on_their_own_document(people, globex):
 # --- the outbox --------------------------------------------------------------------------
 
 
-def _by_decision(org_id: int, doc) -> dict[int, dict[str, dict]]:  # type: ignore[no-untyped-def, type-arg]
-    found: dict[int, dict[str, dict]] = {}  # type: ignore[type-arg]
+def _by_decision(org_id: int, doc) -> dict[int, dict[str, dict]]:
+    found: dict[int, dict[str, dict]] = {}
     for event in _events(org_id, doc):
         found.setdefault(event.payload["decision"], {})[event.topic] = event.payload
     return found
@@ -634,7 +634,7 @@ def test_a_refused_transition_leaves_no_outbox_row(people, globex):
 # --- what each person may do -------------------------------------------------------------
 
 
-def _choices(actor, doc) -> dict[str, tuple[bool, str | None]]:  # type: ignore[no-untyped-def]
+def _choices(actor, doc) -> dict[str, tuple[bool, str | None]]:
     return {
         a.key: (a.allowed, a.refusal.code if a.refusal else None)
         for a in document_queries.available_transitions(actor, doc.reference)
@@ -675,7 +675,7 @@ def test_the_detail_page_read_is_the_separate_reads_in_one_go(people):
     page = document_queries.document_detail(nurul, doc.reference)
     assert page.document == document_queries.get_document(nurul, doc.reference)
 
-    def exits(actions):  # type: ignore[no-untyped-def]
+    def exits(actions):
         # Refusals are exceptions, which compare by identity: compare their codes.
         return [(a.key, a.allowed, a.refusal.code if a.refusal else None) for a in actions]
 
@@ -694,7 +694,7 @@ def test_the_detail_page_read_is_the_separate_reads_in_one_go(people):
 # --- visibility --------------------------------------------------------------------------
 
 
-def _hidden_from(actor, doc) -> None:  # type: ignore[no-untyped-def]
+def _hidden_from(actor, doc) -> None:
     for call, args, kwargs in (
         (document_queries.get_document, (), {}),
         (document_queries.history, (), {}),
@@ -759,7 +759,7 @@ def test_history_lists_each_decision_in_order_with_who_and_why(people, globex):
     assert (check.ok, check.decisions, check.broken_at) == (True, 5, None)
 
 
-def _three_decisions(person):  # type: ignore[no-untyped-def]
+def _three_decisions(person):
     siti, nurul = person("siti"), person("nurul")
     doc = _walk(
         _claim(siti),

@@ -16,7 +16,7 @@ from portal.domain.engine import TransitionRefused
 CLAIM_FIELDS = {"category": "travel", "expense_date": "2026-11-20", "receipt_number": "R-1"}
 
 
-def _step(actor, doc, key, comment=""):  # type: ignore[no-untyped-def]
+def _step(actor, doc, key, comment=""):
     moved = transitions.transition_document(
         actor, doc.reference, key, seen_state=doc.state, comment=comment
     )

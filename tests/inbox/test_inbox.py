@@ -24,11 +24,11 @@ PURCHASE_FIELDS = {"supplier": "Paper Co", "category": "goods"}
 
 
 @pytest.fixture
-def people(app, globex):  # type: ignore[no-untyped-def]
+def people(app, globex):
     return demo_people()
 
 
-def _claim(requester, title: str, amount: str = "42.00"):  # type: ignore[no-untyped-def]
+def _claim(requester, title: str, amount: str = "42.00"):
     doc = documents.create_document(
         requester, kind="expense_claim", title=title, amount=Decimal(amount), fields=CLAIM_FIELDS
     )
@@ -37,7 +37,7 @@ def _claim(requester, title: str, amount: str = "42.00"):  # type: ignore[no-unt
     ).document
 
 
-def _purchase(requester, title: str):  # type: ignore[no-untyped-def]
+def _purchase(requester, title: str):
     doc = documents.create_document(
         requester,
         kind="purchase_request",
@@ -65,7 +65,7 @@ def _outcomes(html: str) -> dict[str, str]:
     return {ref: " ".join(text.split()) for ref, text in found}
 
 
-def _value(doc) -> str:  # type: ignore[no-untyped-def]
+def _value(doc) -> str:
     return f"{doc.reference}|{doc.state}"
 
 

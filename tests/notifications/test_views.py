@@ -15,7 +15,7 @@ from tests.documents.test_detail_views import FIELDS
 from tests.factories import demo_browser
 
 
-def _notified(people):  # type: ignore[no-untyped-def]
+def _notified(people):
     siti = people("siti")
     doc = documents.create_document(
         siti, kind="expense_claim", title="Hotel", amount=Decimal("300.00"), fields=FIELDS

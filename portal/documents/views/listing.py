@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import flash, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import login_required
@@ -64,7 +65,7 @@ def _attach(form: DocumentForm, error: DomainError) -> None:
 
 @bp.get("/")
 @login_required
-def index():  # type: ignore[no-untyped-def]
+def index() -> ResponseReturnValue:
     actor = current_actor()
     kind = request.args.get("kind", "").strip() or None
     state = request.args.get("state", "").strip() or None
@@ -108,7 +109,9 @@ def index():  # type: ignore[no-untyped-def]
 # --- a new document ---------------------------------------------------------------------
 
 
-def _form_page(form: DocumentForm, graph: Graph, status: int = 200, **context: Any):  # type: ignore[no-untyped-def]
+def _form_page(
+    form: DocumentForm, graph: Graph, status: int = 200, **context: Any
+) -> ResponseReturnValue:
     return (
         render_template(
             "documents/form.html",
@@ -123,7 +126,7 @@ def _form_page(form: DocumentForm, graph: Graph, status: int = 200, **context: A
 
 @bp.route("/new/<kind>", methods=["GET", "POST"])
 @login_required
-def new(kind: str):  # type: ignore[no-untyped-def]
+def new(kind: str) -> ResponseReturnValue:
     actor = current_actor()
     # The form is generated from the flow's fields, so it is read before the post can
     # be parsed; saving is a unit of work of its own.
@@ -153,7 +156,7 @@ def new(kind: str):  # type: ignore[no-untyped-def]
 
 @bp.route("/<reference>/edit", methods=["GET", "POST"])
 @login_required
-def edit(reference: str):  # type: ignore[no-untyped-def]
+def edit(reference: str) -> ResponseReturnValue:
     actor = current_actor()
     # Visible to an approver or an admin, but only the requester's to edit. The form is
     # generated from the pinned flow's fields, so it is read before the post is parsed.
