@@ -16,10 +16,9 @@ in the defaults, so a graph saved with and without them compares equal.
 from __future__ import annotations
 
 import re
-from collections.abc import ItemsView, Iterable, Iterator, Mapping
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from functools import cached_property
 from typing import TypeVar, overload
 
 from portal.domain.locales import DEFAULT_LOCALE
@@ -312,34 +311,15 @@ class Graph:
         return found.labels.text(locale) if found is not None else key
 
     def gate_state(self, transition: Transition) -> str | None:
-        """The state whose grants authorise ``transition``; None for a requester gate.
-
-        An advance gate borrows the authority of the single target-gated exit of the
-        same state; with zero or several such exits it has none (validator rule 6).
-        """
-        if transition.gate == Gate.TARGET:
-            return transition.to_state
-        if transition.gate == Gate.SOURCE:
-            return transition.from_state
-        if transition.gate == Gate.ADVANCE:
-            forward = self.target_gated_exits(transition.from_state)
-            return forward[0] if len(forward) == 1 else None
-        return None
+        """The state whose grants authorise ``transition`` (see ``gate_state_of``)."""
+        return gate_state_of(transition, self.target_gated_exits)
 
     def target_gated_exits(self, key: str) -> tuple[str, ...]:
         """Where the target-gated exits of a state lead, in drawing order: the siblings
         an advance gate leaving that state borrows its authority from."""
-        return self._target_gated_exits.get(key, ())
-
-    @cached_property
-    def _target_gated_exits(self) -> Mapping[str, tuple[str, ...]]:
-        # Kept once computed (a graph never changes): the validator asks for the gate
-        # state of every transition, and a scan per question would be quadratic.
-        forward: dict[str, list[str]] = {}
-        for t in self.transitions:
-            if t.gate == Gate.TARGET:
-                forward.setdefault(t.from_state, []).append(t.to_state)
-        return {key: tuple(targets) for key, targets in forward.items()}
+        return tuple(
+            t.to_state for t in self.transitions if t.from_state == key and t.gate == Gate.TARGET
+        )
 
     def grants_on(self, state_key: str) -> tuple[Grant, ...]:
         """The state's own grants plus every all-states grant."""
@@ -386,6 +366,26 @@ class Graph:
             ),
             grants=tuple(_normalised_grant(g) for g in self.grants),
         )
+
+
+def gate_state_of(
+    transition: Transition, target_gated_exits: Callable[[str], Sequence[str]]
+) -> str | None:
+    """The state whose grants authorise ``transition``; None for a requester gate.
+
+    An advance gate borrows the authority of the single target-gated exit of the same
+    state (``target_gated_exits(state)`` says where those lead); with zero or several
+    such exits it has none (validator rule 6). A graph answers it by scanning its
+    transitions, the validator from an index built once.
+    """
+    if transition.gate == Gate.TARGET:
+        return transition.to_state
+    if transition.gate == Gate.SOURCE:
+        return transition.from_state
+    if transition.gate == Gate.ADVANCE:
+        forward = target_gated_exits(transition.from_state)
+        return forward[0] if len(forward) == 1 else None
+    return None
 
 
 def _normalised_grant(grant: Grant) -> Grant:
