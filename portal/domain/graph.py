@@ -172,7 +172,7 @@ class Labels(Mapping[str, str]):
 
 @dataclass(frozen=True)
 class Deadline:
-    # A duration such as "30m", "48h" or "3d" (see ``parse_duration``).
+    # A duration such as "30m", "48h" or "3d" (see ``durations.duration_minutes``).
     after: str
     on_breach: str
     # Only for ``on_breach == "auto"``: the transition the system fires.
@@ -409,22 +409,3 @@ def _normalised_grant(grant: Grant) -> Grant:
             else DEFAULT_MAX_ESCALATION_LEVELS
         ),
     )
-
-
-# --- durations ---------------------------------------------------------------------
-
-_DURATION = re.compile(r"^([1-9][0-9]{0,4})([mhd])$")
-_UNIT_MINUTES = {"m": 1, "h": 60, "d": 24 * 60}
-MIN_DURATION_MINUTES = 5
-MAX_DURATION_MINUTES = 366 * 24 * 60
-
-
-def duration_minutes(text: str) -> int | None:
-    """``"48h"`` -> 2880; None when the text is not a duration we accept."""
-    match = _DURATION.match(text)
-    if not match:
-        return None
-    minutes = int(match.group(1)) * _UNIT_MINUTES[match.group(2)]
-    if not MIN_DURATION_MINUTES <= minutes <= MAX_DURATION_MINUTES:
-        return None
-    return minutes

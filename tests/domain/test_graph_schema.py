@@ -20,8 +20,8 @@ import pytest
 from hypothesis import assume, given
 from jsonschema import Draft202012Validator
 
+from portal.domain import durations, graph_json, guards
 from portal.domain import graph as graphs
-from portal.domain import graph_json, guards
 from portal.domain.actor import Role
 from portal.domain.graph import (
     MAX_FIELDS,
@@ -226,7 +226,9 @@ def test_the_schema_patterns_and_limits_are_the_products():
     defs, top = SCHEMA["$defs"], SCHEMA["properties"]
     assert defs["key"]["pattern"] == graphs.KEY_PATTERN.pattern
     assert defs["amount"]["pattern"] == loader._AMOUNT.pattern
-    assert defs["duration"]["pattern"] == graphs._DURATION.pattern.replace("(", "").replace(")", "")
+    assert defs["duration"]["pattern"] == durations._DURATION.pattern.replace("(", "").replace(
+        ")", ""
+    )
     assert top["states"]["maxItems"] == MAX_STATES
     assert top["transitions"]["maxItems"] == MAX_TRANSITIONS
     assert top["grants"]["maxItems"] == MAX_GRANTS

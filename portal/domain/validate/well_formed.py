@@ -11,6 +11,7 @@ from collections.abc import Collection, Mapping
 from functools import lru_cache
 
 from portal.domain import guards
+from portal.domain.durations import duration_minutes
 from portal.domain.graph import (
     KEY_PATTERN,
     MAX_CHOICES,
@@ -31,7 +32,6 @@ from portal.domain.graph import (
     OnVacancy,
     PostingOrder,
     StateRole,
-    duration_minutes,
 )
 from portal.domain.locales import DEFAULT_LOCALE, SUPPORTED_LOCALES
 from portal.domain.validate.violations import (
