@@ -102,7 +102,8 @@ def _by_element(*reports: Iterable[tuple[int, Violation]]) -> list[Violation]:
     """Violations of several rules that run over the same elements, in the elements'
     drawing order (and in the rules' order on one element)."""
     found = [*chain(*reports)]
-    found.sort(key=itemgetter(0))  # stable: one element's findings keep the rules' order
+    if len(found) > 1:
+        found.sort(key=itemgetter(0))  # stable: one element's findings keep the rules' order
     return [v for _, v in found]
 
 

@@ -62,14 +62,15 @@ class GraphIndex:
         return cls(
             graph=graph,
             position=position,
-            exits=tuple(tuple(targets) for targets in exits),
+            # List comprehensions, not generators: this runs on every editor change.
+            exits=tuple([tuple(targets) for targets in exits]),
             ends=tuple(ends),
             target_gated_exits=target_gated_exits,
-            gate_states=tuple(gate_state_of(t, target_gated_exits_of) for t in graph.transitions),
+            gate_states=tuple([gate_state_of(t, target_gated_exits_of) for t in graph.transitions]),
             gated_exits=frozenset(gated_exits),
             grants_by_state={key: (*grants, *everywhere) for key, grants in own.items()},
-            reversing=tuple(s.role in StateRole.REVERSING for s in graph.states),
-            drafts=tuple(i for i, s in enumerate(graph.states) if s.role == StateRole.DRAFT),
+            reversing=tuple([s.role in StateRole.REVERSING for s in graph.states]),
+            drafts=tuple([i for i, s in enumerate(graph.states) if s.role == StateRole.DRAFT]),
         )
 
     @property
