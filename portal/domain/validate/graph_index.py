@@ -79,8 +79,5 @@ class GraphIndex:
         [only] = self.drafts
         return only
 
-    def role(self, i: int) -> str:
-        return self.graph.states[i].role
-
     def target_of(self, transition: int) -> State:
         return self.graph.states[self.ends[transition][1]]
