@@ -22,9 +22,8 @@ from sqlalchemy import text
 
 from portal.core.db import db
 from portal.core.security import hash_password
-from portal.domain import graph as graphs
+from portal.domain.graph_json import digest_of, to_json
 from portal.flows.seeded import expense_claim
-from portal.flows.services import digest_of
 
 PREFIX = "inbox-bench-"
 # The generated accounts' password: they exist only for the run (removed after it).
@@ -76,7 +75,7 @@ def fill(
     with one open task each; the first organization's approver gets ``member_tasks``."""
     assert db.engine is not None
     graph = expense_claim("MYR")
-    graph_json = json.dumps(graphs.to_json(graph))
+    graph_json = json.dumps(to_json(graph))
     digest = digest_of(graph)
     password_hash = hash_password(PASSWORD)
     now = datetime.now(UTC)

@@ -28,12 +28,12 @@ from portal.domain.authority import Principal
 from portal.domain.authority import TransitionRefused as TransitionRefused
 from portal.domain.authority import Via as Via
 from portal.domain.authority import authorize as authorize
+from portal.domain.durations import duration_minutes
 from portal.domain.graph import (
     CommentPolicy,
     Graph,
     StateRole,
     Transition,
-    duration_minutes,
 )
 from portal.domain.orgchart import ChartSnapshot
 from portal.domain.resolution import Gap

@@ -24,10 +24,12 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from portal.domain import graph as graphs
+from portal.domain import graph_json
 from portal.domain.actor import Role
 from portal.domain.errors import DomainError
-from portal.domain.graph import MAX_DOCUMENT_BYTES, GranteeKind
+from portal.domain.graph import GranteeKind
 from portal.domain.graph_diff import Changes
+from portal.domain.graph_json import MAX_DOCUMENT_BYTES
 from portal.domain.resolution import Gap
 from portal.domain.validate import Violation, errors_in
 from portal.flows import queries, services, wording
@@ -57,7 +59,7 @@ def _draft_json(draft: services.DraftView) -> dict[str, Any]:
         "publishable": draft.publishable,
         "errors": errors,
         "warnings": len(draft.violations) - errors,
-        "graph": graphs.to_json(draft.graph),
+        "graph": graph_json.to_json(draft.graph),
         "violations": _violations(draft.violations),
         "updated_at": draft.updated_at.isoformat() if draft.updated_at else None,
         "updated_by": draft.updated_by,
@@ -69,10 +71,10 @@ def _draft_json(draft: services.DraftView) -> dict[str, Any]:
 def _body() -> dict[str, Any]:
     """The request's JSON object, amounts kept as Decimal; never a 500 on bad bytes."""
     if (request.content_length or 0) > MAX_BODY_BYTES:
-        raise graphs.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
+        raise graph_json.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
     raw = request.get_data(cache=False)
     if len(raw) > MAX_BODY_BYTES:
-        raise graphs.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
+        raise graph_json.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
     try:
         data = json.loads(raw.decode("utf-8"), parse_float=Decimal)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError):
@@ -100,7 +102,7 @@ def draft(kind: str):  # type: ignore[no-untyped-def]
 def save(kind: str):  # type: ignore[no-untyped-def]
     data = _body()
     revision = _revision(data)
-    graph = graphs.from_json(data.get("graph"))
+    graph = graph_json.from_json(data.get("graph"))
     return jsonify(
         _draft_json(services.save_draft(current_actor(), kind, graph, revision=revision))
     )
@@ -117,7 +119,7 @@ def import_file(kind: str):  # type: ignore[no-untyped-def]
     if not re.fullmatch(r"[0-9]{1,9}", raw_revision):
         raise DomainError("bad_request")
     if (request.content_length or 0) > MAX_DOCUMENT_BYTES:
-        raise graphs.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
+        raise graph_json.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
     raw = request.get_data(cache=False)
     draft = services.import_draft(current_actor(), raw, kind=kind, revision=int(raw_revision))
     return jsonify(_draft_json(draft))
@@ -277,7 +279,7 @@ def versions(kind: str):  # type: ignore[no-untyped-def]
 @admin_required
 def version(kind: str, version: int):  # type: ignore[no-untyped-def]
     view = queries.get_version(current_actor(), kind, version)
-    return jsonify({"version": view.version, "graph": graphs.to_json(view.graph)})
+    return jsonify({"version": view.version, "graph": graph_json.to_json(view.graph)})
 
 
 def _gap_message(gap: Gap, preview: routing.RoutePreview) -> str:

@@ -29,7 +29,7 @@ class FlowDraft(TenantScoped, Base):
     revision: Mapped[int]
     # The version the draft was started from; None for a kind never published.
     base_version: Mapped[int | None]
-    # The graph as JSON (``domain.graph.to_json``), normalised.
+    # The graph as JSON (``domain.graph_json.to_json``), normalised.
     graph: Mapped[dict[str, Any]] = mapped_column(JSON)
     updated_at: Mapped[datetime]
     updated_by: Mapped[int | None]

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from portal.accounts.queries import member_names
 from portal.core.cache import LruCache
 from portal.core.uow import unit_of_work_for
-from portal.domain import graph as graphs
+from portal.domain import graph_json
 from portal.domain.actor import Actor, SystemActor, require_admin
 from portal.domain.errors import NotFound
 from portal.domain.graph import Graph
@@ -52,7 +52,7 @@ def version_view_in(session: Session, row: FlowVersion) -> VersionView:
     return VersionView(
         kind=row.kind,
         version=row.version,
-        graph=graphs.from_json(row.graph),
+        graph=graph_json.from_json(row.graph),
         digest=row.digest,
         published_at=row.published_at,
         published_by=names.get(row.published_by) if row.published_by else None,

@@ -11,8 +11,6 @@ cached in-process.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -25,18 +23,18 @@ from portal.accounts.models import Membership, Organization
 from portal.accounts.queries import member_names
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work, unit_of_work_for
-from portal.domain import graph as graphs
+from portal.domain import graph_json
 from portal.domain.actor import Actor, require_admin
 from portal.domain.errors import Conflict, DomainError, NotFound
 from portal.domain.graph import (
     KEY_PATTERN,
     GranteeKind,
     Graph,
-    GraphFormatError,
     Labels,
     OnVacancy,
 )
 from portal.domain.graph_diff import GraphDiff, diff
+from portal.domain.graph_json import GraphFormatError, canonical_json, digest_of
 from portal.domain.validate import Violation, errors_in, grantee_violations, validate
 from portal.flows import seeded
 from portal.flows.models import FlowDraft, FlowVersion
@@ -122,20 +120,6 @@ def _check_revision(revision: int) -> int:
     return revision
 
 
-def canonical_json(graph: Graph) -> str:
-    """The one byte-exact form of a graph: what the digest covers."""
-    return json.dumps(
-        graphs.to_json(graph.normalised()),
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
-
-
-def digest_of(graph: Graph) -> str:
-    return hashlib.sha256(canonical_json(graph).encode("utf-8")).hexdigest()
-
-
 def _check_encodable(graph: Graph) -> None:
     """The loader refuses lone UTF-16 surrogates ("\\ud800"); a graph built in code could
     still carry one, and no page, export or digest could encode it."""
@@ -179,7 +163,7 @@ def _validate_in(session: Session, org_id: int, graph: Graph) -> list[Violation]
 
 
 def _draft_view(session: Session, org_id: int, row: FlowDraft) -> DraftView:
-    graph = graphs.from_json(row.graph)
+    graph = graph_json.from_json(row.graph)
     return DraftView(
         kind=row.kind,
         revision=row.revision,
@@ -230,7 +214,7 @@ def list_flows(actor: Actor) -> list[FlowSummary]:
         kind: get_version(actor, kind, number).graph.labels for kind, (number, _) in latest.items()
     }
     for kind, d in drafts.items():
-        labels.setdefault(kind, graphs.from_json(d.graph).labels)
+        labels.setdefault(kind, graph_json.from_json(d.graph).labels)
     return [
         FlowSummary(
             kind=kind,
@@ -258,7 +242,7 @@ def draft_graph(actor: Actor, kind: str) -> Graph:
             if latest is None:
                 raise NotFound("flow")
             stored = latest.graph
-        return graphs.from_json(stored)
+        return graph_json.from_json(stored)
 
 
 def get_draft(actor: Actor, kind: str) -> DraftView:
@@ -275,7 +259,7 @@ def get_draft(actor: Actor, kind: str) -> DraftView:
         latest = latest_version_in(s, kind)
         if latest is None:
             raise NotFound("flow")
-        graph = graphs.from_json(latest.graph)
+        graph = graph_json.from_json(latest.graph)
         return DraftView(
             kind=kind,
             revision=0,
@@ -300,7 +284,7 @@ def save_draft(actor: Actor, kind: str, graph: Graph, *, revision: int) -> Draft
     _check_encodable(graph)
     if graph.kind != kind:
         raise DomainError("graph_kind_mismatch", kind=graph.kind[:64], expected=kind)
-    data = graphs.to_json(graph.normalised())
+    data = graph_json.to_json(graph.normalised())
     now = clock.now()
     with unit_of_work_for(actor) as uow:
         s = uow.session
@@ -376,7 +360,7 @@ def publish_draft(actor: Actor, kind: str, *, revision: int) -> VersionView:
             raise _gone(s, kind)
         if row.revision != revision:
             raise _stale(row.revision)
-        graph = graphs.from_json(row.graph)
+        graph = graph_json.from_json(row.graph)
         violations = _validate_in(s, actor.org_id, graph)
         if errors_in(violations):
             raise FlowInvalid(violations)
@@ -393,7 +377,7 @@ def _append_version(session: Session, graph: Graph, *, published_by: int | None)
     row = FlowVersion(
         kind=graph.kind,
         version=(latest.version if latest else 0) + 1,
-        graph=graphs.to_json(graph),
+        graph=graph_json.to_json(graph),
         digest=digest_of(graph),
         published_at=clock.now(),
         published_by=published_by,
@@ -455,7 +439,7 @@ def import_draft(
     no draft yet. Malformed JSON or a wrong shape is refused naming the path; a
     well-formed but invalid graph is saved with its violations, like any draft."""
     require_admin(actor)
-    graph = graphs.loads(document)
+    graph = graph_json.loads(document)
     if kind is None:
         kind = graph.kind
         if not KEY_PATTERN.match(kind):
@@ -515,7 +499,7 @@ def export_flow(actor: Actor, kind: str, *, version: int | None = None) -> Expor
             if draft.saved
             else f"{kind}-v{draft.base_version}.json"
         )
-    return Export(filename, graphs.dumps(graph.normalised()))
+    return Export(filename, graph_json.dumps(graph.normalised()))
 
 
 # --- seeding ----------------------------------------------------------------------------

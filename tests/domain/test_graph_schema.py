@@ -20,8 +20,8 @@ import pytest
 from hypothesis import assume, given
 from jsonschema import Draft202012Validator
 
+from portal.domain import durations, graph_json, guards
 from portal.domain import graph as graphs
-from portal.domain import guards
 from portal.domain.actor import Role
 from portal.domain.graph import (
     MAX_FIELDS,
@@ -35,17 +35,15 @@ from portal.domain.graph import (
     FieldType,
     Gate,
     GranteeKind,
-    GraphFormatError,
     OnVacancy,
     PostingOrder,
     StateRole,
-    from_json,
-    to_json,
 )
+from portal.domain.graph_json import GraphFormatError, from_json, loader, to_json
 from portal.domain.locales import SUPPORTED_LOCALES
 from portal.domain.validate import ESCALATION_BOUND_RANGE, LEVELS_UP_RANGE, errors_in, validate
 from portal.flows import seeded
-from tests.domain.test_graph import PROPERTY, mutated_documents
+from tests.domain.test_graph_json import PROPERTY, mutated_documents
 from tests.domain.test_validate import valid
 
 BASE = "MYR"
@@ -227,8 +225,10 @@ def test_the_schema_vocabulary_is_the_products_vocabulary():
 def test_the_schema_patterns_and_limits_are_the_products():
     defs, top = SCHEMA["$defs"], SCHEMA["properties"]
     assert defs["key"]["pattern"] == graphs.KEY_PATTERN.pattern
-    assert defs["amount"]["pattern"] == graphs._AMOUNT.pattern
-    assert defs["duration"]["pattern"] == graphs._DURATION.pattern.replace("(", "").replace(")", "")
+    assert defs["amount"]["pattern"] == loader._AMOUNT.pattern
+    assert defs["duration"]["pattern"] == durations._DURATION.pattern.replace("(", "").replace(
+        ")", ""
+    )
     assert top["states"]["maxItems"] == MAX_STATES
     assert top["transitions"]["maxItems"] == MAX_TRANSITIONS
     assert top["grants"]["maxItems"] == MAX_GRANTS
@@ -239,7 +239,7 @@ def test_the_schema_patterns_and_limits_are_the_products():
     assert range(levels["minimum"], levels["maximum"] + 1) == LEVELS_UP_RANGE
     bound = defs["grant"]["properties"]["max_escalation_levels"]
     assert range(bound["minimum"], bound["maximum"] + 1) == ESCALATION_BOUND_RANGE
-    assert defs["transition"]["properties"]["vertices"]["maxItems"] == graphs.MAX_LIST
+    assert defs["transition"]["properties"]["vertices"]["maxItems"] == loader.MAX_LIST
 
 
 # --- what the product writes passes ------------------------------------------------------
@@ -250,7 +250,7 @@ def test_every_seeded_graph_as_published_passes_the_schema(currency):
     for graph in seeded.seeded_graphs(currency):
         assert schema_errors(to_json(graph.normalised())) == [], graph.kind
         # What the exporter writes, through real JSON text.
-        assert schema_errors(json.loads(graphs.dumps(graph.normalised()))) == [], graph.kind
+        assert schema_errors(json.loads(graph_json.dumps(graph.normalised()))) == [], graph.kind
 
 
 def test_the_validator_fixture_passes_written_with_or_without_its_defaults():

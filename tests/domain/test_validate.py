@@ -627,7 +627,7 @@ def test_a_floor_left_out_counts_as_zero():
     assert run(no_floor) == []
 
 
-# --- rule 8 --------------------------------------------------------------------------
+# --- beyond the numbered rules (reported as rule 8) ----------------------------------
 
 
 def test_a_human_must_commit_money_but_a_deadline_may_fire_a_rejection():
@@ -653,6 +653,44 @@ def test_warnings_do_not_block_and_come_with_their_own_severity():
     assert [(v.code, v.severity, v.ref) for v in found] == [
         ("grant_unused", WARNING, {"grant": 2}),
         ("grant_duplicate", WARNING, {"grant": 3}),
+    ]
+
+
+# --- the order of the report ---------------------------------------------------------
+
+
+def test_the_gate_rules_report_transition_by_transition_whichever_rule_breaks():
+    # "pay" and the rejection borrowing its gate lose their grant (rule 4); a second way
+    # forward from "pending" leaves its rejection without a sibling to borrow (rule 6).
+    g = plus(
+        replace(valid(), grants=valid().grants[:1]),
+        states=[state("side", StateRole.PENDING)],
+        transitions=[
+            go("escalate", "pending", "side", Gate.TARGET),
+            go("approve", "side", "approved", Gate.TARGET),
+        ],
+        grants=[grant("side")],
+    )
+    gate_codes = {"gate_without_grant", "advance_sibling_count", "bands_do_not_reach_zero"}
+    assert [(v.code, v.ref) for v in run(g) if v.code in gate_codes] == [
+        ("gate_without_grant", {"transition": 2}),
+        ("advance_sibling_count", {"transition": 4}),
+        ("gate_without_grant", {"transition": 5}),
+    ]
+
+
+def test_the_deadline_checks_report_state_by_state():
+    reminded_draft = with_state(
+        valid(), 0, deadline=Deadline(after="3d", on_breach=BreachAction.REMIND)
+    )
+    g = with_state(
+        reminded_draft,
+        1,
+        deadline=Deadline(after="48h", on_breach=BreachAction.AUTO, transition="approve"),
+    )
+    assert [(v.code, v.ref) for v in run(g)] == [
+        ("deadline_without_tasks", {"state": "draft"}),
+        ("auto_transition_posts", {"state": "pending"}),
     ]
 
 

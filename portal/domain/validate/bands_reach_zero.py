@@ -1,0 +1,28 @@
+"""Rule 7: on each gated state the bands reach down to zero, so every amount has a band
+to decide it."""
+
+from __future__ import annotations
+
+from portal.domain.validate.graph_index import GraphIndex
+from portal.domain.validate.violations import Violation, violation
+
+
+def check(index: GraphIndex) -> list[tuple[int, Violation]]:
+    """Each violation with the index of the first transition gated on the state.
+
+    A gate state without any grant is rule 4's, not this rule's."""
+    out = []
+    checked: set[str] = set()
+    for i, state in enumerate(index.gate_states):
+        if state is None or state in checked:
+            continue
+        grants = index.grants_by_state[state]
+        if not grants:
+            continue
+        checked.add(state)
+        if not any(g.floor == 0 for g in grants):
+            where = f"states[{index.position[state]}]"
+            out.append(
+                (i, violation("bands_do_not_reach_zero", {"state": state}, where, state=state))
+            )
+    return out

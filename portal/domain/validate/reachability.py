@@ -1,0 +1,33 @@
+"""Rule 2: every state is reachable from the initial state, every non-terminal state
+has an exit, and a terminal state may only be left into a dispute."""
+
+from __future__ import annotations
+
+from portal.domain.graph import StateRole
+from portal.domain.validate.digraph import reachable
+from portal.domain.validate.graph_index import GraphIndex
+from portal.domain.validate.violations import Violation, violation
+
+
+def check(index: GraphIndex) -> list[Violation]:
+    g = index.graph
+    out = []
+    seen = reachable(index.exits, [index.initial])
+    for i, s in enumerate(g.states):
+        ref, path = {"state": s.key}, f"states[{i}]"
+        if not seen[i]:
+            out.append(violation("state_unreachable", ref, path, state=s.key))
+        if not s.terminal and not index.exits[i]:
+            out.append(violation("state_no_exit", ref, path, state=s.key))
+    for i, (source_index, _) in enumerate(index.ends):
+        source = g.states[source_index]
+        if source.terminal and index.target_of(i).role != StateRole.DISPUTE:
+            out.append(
+                violation(
+                    "terminal_exit_not_dispute",
+                    {"transition": i},
+                    f"transitions[{i}]",
+                    state=source.key,
+                )
+            )
+    return out
