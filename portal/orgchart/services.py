@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from functools import partial
+from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.accounts.models import Membership, User
+from portal.accounts.queries import member_directory_in, member_entry_in
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, require_admin
@@ -16,6 +18,7 @@ from portal.domain.errors import DomainError, NotFound
 from portal.domain.naming import normalise_code, normalise_name
 from portal.domain.orgchart import cycle_members, would_form_cycle
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
+from portal.orgchart.queries import Choice, position_choices_in
 
 # --- reading ---------------------------------------------------------------------------
 
@@ -107,28 +110,27 @@ def _tree_order(units: list[OrgUnit]) -> list[UnitView]:
     return ordered
 
 
+def _seat_order(head_position_id: int | None, p: PositionView) -> tuple[bool, str, str]:
+    return (p.id != head_position_id, p.title.lower(), p.code)
+
+
 def get_chart(actor: Actor, as_of: date | None = None) -> ChartView:
     day = as_of or clock.today()
     with unit_of_work_for(actor) as uow:
         s = uow.session
         units = list(s.scalars(select(OrgUnit)))
         positions = list(s.scalars(select(Position).order_by(Position.code)))
-        holdings = s.execute(
-            select(PositionHolding, User.name, Membership.active)
-            .join(Membership, Membership.id == PositionHolding.member_id)
-            .join(User, User.id == Membership.user_id)
-            .where(
-                PositionHolding.valid_from <= day,
-                (PositionHolding.valid_to.is_(None)) | (PositionHolding.valid_to >= day),
+        holdings = list(
+            s.scalars(
+                select(PositionHolding).where(
+                    PositionHolding.valid_from <= day,
+                    (PositionHolding.valid_to.is_(None)) | (PositionHolding.valid_to >= day),
+                )
             )
-            .order_by(User.name)
-        ).all()
-        members = s.execute(
-            select(Membership.id, User.name)
-            .join(User, User.id == Membership.user_id)
-            .where(Membership.active.is_(True))
-            .order_by(User.name)
-        ).all()
+        )
+        everyone = {m.id: m for m in member_directory_in(s, active_only=False)}
+    # Holders by name, as the chart lists them.
+    holdings.sort(key=lambda h: (everyone[h.member_id].name, h.id))
     unit_views = _tree_order(units)
     by_unit = {u.id: u for u in unit_views}
     position_views = {
@@ -136,16 +138,17 @@ def get_chart(actor: Actor, as_of: date | None = None) -> ChartView:
         for p in positions
     }
     with_primary: set[int] = set()
-    for holding, name, member_active in holdings:
+    for holding in holdings:
+        member = everyone[holding.member_id]
         position_views[holding.position_id].holders.append(
             HolderView(
                 holding.id,
                 holding.member_id,
-                name,
+                member.name,
                 holding.kind,
                 holding.valid_from,
                 holding.valid_to,
-                member_active,
+                member.active,
             )
         )
         if holding.kind == HoldingKind.PRIMARY:
@@ -153,22 +156,17 @@ def get_chart(actor: Actor, as_of: date | None = None) -> ChartView:
     for view in position_views.values():
         by_unit[view.unit_id].positions.append(view)
     for unit_view in unit_views:  # the head's seat first, then by title
-        unit_view.positions.sort(
-            key=lambda p, u=unit_view: (p.id != u.head_position_id, p.title.lower(), p.code)
-        )
+        head = unit_view.head_position_id
+        unit_view.positions.sort(key=partial(_seat_order, head))
     return ChartView(
         as_of=day,
         units=unit_views,
         positions=position_views,
-        members_without_primary=[(mid, name) for mid, name in members if mid not in with_primary],
+        members_without_primary=[
+            (m.id, m.name) for m in everyone.values() if m.active and m.id not in with_primary
+        ],
         positions_on_cycle=cycle_members({p.id: p.reports_to_id for p in positions}),
     )
-
-
-@dataclass(frozen=True)
-class Choice:
-    id: int
-    label: str
 
 
 def unit_choices(actor: Actor) -> list[Choice]:
@@ -184,23 +182,12 @@ def position_choices(
 ) -> list[Choice]:
     """Seats to pick from; ``unit_id`` narrows them to one unit (its head's candidates)."""
     with unit_of_work_for(actor) as uow:
-        stmt = select(Position.id, Position.code, Position.title).order_by(Position.code)
-        if active_only:
-            stmt = stmt.where(Position.active.is_(True))
-        if unit_id is not None:
-            stmt = stmt.where(Position.unit_id == unit_id)
-        return [Choice(i, f"{code} — {title}") for i, code, title in uow.session.execute(stmt)]
+        return position_choices_in(uow.session, active_only=active_only, unit_id=unit_id)
 
 
 def member_choices(actor: Actor) -> list[Choice]:
     with unit_of_work_for(actor) as uow:
-        rows = uow.session.execute(
-            select(Membership.id, User.name, User.email)
-            .join(User, User.id == Membership.user_id)
-            .where(Membership.active.is_(True))
-            .order_by(User.name)
-        )
-        return [Choice(i, f"{name} <{email}>") for i, name, email in rows]
+        return [Choice(m.id, f"{m.name} <{m.email}>") for m in member_directory_in(uow.session)]
 
 
 def get_unit(actor: Actor, unit_id: int) -> OrgUnit:
@@ -216,7 +203,10 @@ def get_position(actor: Actor, position_id: int) -> Position:
 # --- editing units ---------------------------------------------------------------------
 
 
-def _load(session: Session, model: type, row_id: int | None, what: str):  # type: ignore[no-untyped-def]
+Loaded = TypeVar("Loaded", OrgUnit, Position, PositionHolding)
+
+
+def _load(session: Session, model: type[Loaded], row_id: int | None, what: str) -> Loaded:
     row = session.scalar(select(model).where(model.id == row_id)) if row_id is not None else None
     if row is None:
         raise NotFound(what)
@@ -383,9 +373,11 @@ def assign_position(
         raise DomainError("dates_out_of_order", field="valid_to")
     with unit_of_work_for(actor) as uow:
         s = uow.session
-        member = _load(s, Membership, member_id, "member")
+        member = member_entry_in(s, member_id) if member_id is not None else None
+        if member is None:
+            raise NotFound("member")
         position = _load(s, Position, position_id, "position")
-        name = s.scalar(select(User.name).where(User.id == member.user_id))
+        name = member.name
         if not member.active:
             raise DomainError("member_inactive", field="member_id", name=name)
         if not position.active:

@@ -11,7 +11,7 @@ from wtforms.fields import SelectChoice
 from portal.domain.errors import DomainError, NotFound, RowErrors
 from portal.domain.resolution import Gap, GapReason
 from portal.flows.services import References
-from portal.orgchart import csv_import, routing, services
+from portal.orgchart import csv_import, csv_rows, routing, services
 from portal.orgchart.forms import (
     EndHoldingForm,
     HoldingForm,
@@ -231,7 +231,7 @@ def end_holding(holding_id: int):  # type: ignore[no-untyped-def]
 @admin_required
 def import_csv():  # type: ignore[no-untyped-def]
     form = ImportForm()
-    context = {"form": form, "columns": csv_import.COLUMNS, "row_errors": [], "result": None}
+    context = {"form": form, "columns": csv_rows.COLUMNS, "row_errors": [], "result": None}
     if request.method == "GET":
         return render_template("orgchart/import.html", **context)
     if not form.validate_on_submit():
