@@ -112,7 +112,7 @@ def _register_blueprints(app: Flask) -> None:
     from portal.documents.views.notifications import notifications_bp
     from portal.flows.api import bp as flows_api_bp
     from portal.flows.views import bp as flows_bp
-    from portal.flows.views import schema_bp
+    from portal.flows.views import routing_bp, schema_bp
     from portal.inbox.views import bp as inbox_bp
     from portal.orgchart.views import bp as orgchart_bp
     from portal.web.home import bp as home_bp
@@ -121,6 +121,7 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(accounts_bp)
     app.register_blueprint(members_bp)
     app.register_blueprint(orgchart_bp)
+    app.register_blueprint(routing_bp)
     app.register_blueprint(flows_bp)
     app.register_blueprint(flows_api_bp)
     app.register_blueprint(documents_bp)
