@@ -263,7 +263,7 @@ def _import_members(session: Session, rows: Rows, errors: list[RowError]) -> App
         if existing is not None and position_code in positions:
             if not existing.active:
                 errors.append(RowError(row, "member_inactive", "email", name=name))
-            seated = _check_seat(
+            seated = _already_seated(
                 errors,
                 row,
                 name,
@@ -304,7 +304,7 @@ def _import_members(session: Session, rows: Rows, errors: list[RowError]) -> App
     return apply
 
 
-def _check_seat(
+def _already_seated(
     errors: list[RowError],
     row: int,
     name: str,
@@ -313,8 +313,9 @@ def _check_seat(
     kind: str,
     start: date,
 ) -> bool:
-    """Whether the member already holds this seat from ``start`` on; refuses the same
-    overlapping primary seats the service refuses (the import's holding is open-ended)."""
+    """Whether the member already holds this seat from ``start`` on. Records, against
+    the row, the overlapping primary seat the service would refuse (the import's
+    holding is open-ended)."""
     current = [h for h in held if h.valid_to is None or h.valid_to >= start]
     if any(h.position_id == position.id and h.kind == kind for h in current):
         return True

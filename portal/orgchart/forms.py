@@ -13,7 +13,7 @@ from wtforms.validators import DataRequired, Length, Optional
 def optional_id(value: object) -> int | None:
     if value in (None, "", "None"):
         return None
-    number = int(value)  # type: ignore[arg-type]
+    number = int(str(value))
     # No row id lies outside BIGINT; a forged one must be a form error, not a database one.
     if not 0 < number < 2**63:
         raise ValueError("not an id")

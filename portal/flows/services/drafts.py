@@ -105,7 +105,7 @@ def rows_changed(result: Result[Any]) -> int:
     return cast("CursorResult[Any]", result).rowcount
 
 
-def gone_in(session: Session, kind: str) -> DomainError:
+def no_draft_error_in(session: Session, kind: str) -> DomainError:
     """No draft to act on: published or discarded since the page was loaded (a second
     click, a colleague) — or, for a kind this organization does not have, not found."""
     if latest_version_in(session, kind) is None:
@@ -113,7 +113,8 @@ def gone_in(session: Session, kind: str) -> DomainError:
     return Conflict("draft_gone")
 
 
-def stale(current: int) -> Conflict:
+def stale_revision(current: int) -> Conflict:
+    """The refusal of a save or publish made from an older revision than ``current``."""
     return Conflict("stale_revision", current=current)
 
 
@@ -156,7 +157,7 @@ def save_draft_in(
     if revision == 0:
         existing = session.scalar(select(FlowDraft.revision).where(FlowDraft.kind == kind))
         if existing is not None:
-            raise stale(existing)
+            raise stale_revision(existing)
         latest = latest_version_in(session, kind)
         row = FlowDraft(
             kind=kind,
@@ -171,7 +172,7 @@ def save_draft_in(
             session.flush()
         except IntegrityError:
             # Someone created the draft between our check and our insert.
-            raise stale(0) from None
+            raise stale_revision(0) from None
     else:
         # Conditional on the revision the editor saw: a concurrent save makes it 0 rows.
         result = session.execute(
@@ -182,7 +183,7 @@ def save_draft_in(
         )
         if rows_changed(result) != 1:
             current = session.scalar(select(FlowDraft.revision).where(FlowDraft.kind == kind))
-            raise stale(current or 0)
+            raise stale_revision(current or 0)
         row = session.scalars(select(FlowDraft).where(FlowDraft.kind == kind)).one()
         session.refresh(row)
     return draft_view_in(session, actor.org_id, row)
@@ -214,8 +215,8 @@ def discard_draft(actor: Actor, kind: str, *, revision: int) -> DraftView | None
         if rows_changed(result) != 1:
             current = s.scalar(select(FlowDraft.revision).where(FlowDraft.kind == kind))
             if current is None:
-                raise gone_in(s, kind)
-            raise stale(current)
+                raise no_draft_error_in(s, kind)
+            raise stale_revision(current)
         try:
             return draft_in(s, actor.org_id, kind)
         except NotFound:

@@ -23,7 +23,7 @@ from portal.flows import seeded
 from portal.flows.models import FlowDraft, FlowVersion
 from portal.flows.queries import VersionView, latest_version_in, version_cache, version_view_in
 from portal.flows.services.canonical import digest_of
-from portal.flows.services.drafts import DraftView, draft_in, gone_in, stale
+from portal.flows.services.drafts import DraftView, draft_in, no_draft_error_in, stale_revision
 from portal.flows.services.validation import FlowInvalid, check_kind, validate_in
 
 
@@ -93,9 +93,9 @@ def publish_draft(actor: Actor, kind: str, *, revision: int) -> Published:
         s = uow.session
         row = s.scalars(select(FlowDraft).where(FlowDraft.kind == kind).with_for_update()).first()
         if row is None:
-            raise gone_in(s, kind)
+            raise no_draft_error_in(s, kind)
         if row.revision != revision:
-            raise stale(row.revision)
+            raise stale_revision(row.revision)
         graph = graphs.from_json(row.graph)
         violations = validate_in(s, actor.org_id, graph)
         if errors_in(violations):

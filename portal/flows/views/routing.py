@@ -6,6 +6,7 @@ swaps only the result."""
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 from flask import Blueprint, render_template, request, url_for
 from flask.typing import ResponseReturnValue
@@ -27,7 +28,8 @@ NONE_CHOICE = SelectChoice("", "—")
 def _gap_view(gap: Gap, preview: RoutePreview) -> tuple[str, str]:
     """A gap in plain words, and where to fix it."""
     message = gap_message(gap.reason, preview.gap_names(gap))
-    fixes = {
+    # Where each reason is fixed: an endpoint and its arguments.
+    fixes: dict[str, tuple[str, dict[str, Any]]] = {
         GapReason.VACANT: ("orgchart.new_holding", {"position_id": gap.position_id}),
         GapReason.POSITION_RETIRED: ("orgchart.edit_position", {"position_id": gap.position_id}),
         GapReason.ABOVE_ROOT: ("orgchart.edit_position", {"position_id": gap.position_id}),
