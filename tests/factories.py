@@ -7,10 +7,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
 
 from portal.accounts import services as accounts
 from portal.accounts.models import Organization
 from portal.domain.actor import Actor, Role, SystemActor
+from portal.orgchart import services as orgchart
 
 PASSWORD = "correct horse battery staple"
 _counter = itertools.count(1)
@@ -118,3 +121,30 @@ def login(client) -> Callable[[Person], str]:  # type: ignore[no-untyped-def]
         return csrf_token_from(client.get("/orgs", follow_redirects=True).get_data(as_text=True))
 
     return sign_in
+
+
+def sign_in(app: Flask, person: Person) -> tuple[FlaskClient, str]:
+    """A second browser, signed in as ``person``; returns it and a CSRF token for posts."""
+    browser = app.test_client()
+    token = csrf_token_from(browser.get("/login").get_data(as_text=True))
+    response = browser.post(
+        "/login", data={"email": person.email, "password": person.password, "csrf_token": token}
+    )
+    assert response.status_code == 302
+    return browser, csrf_token_from(
+        browser.get("/orgs", follow_redirects=True).get_data(as_text=True)
+    )
+
+
+def retire_position(actor: Actor, position_id: int) -> None:
+    """Retire a seat through the service, every other attribute kept as it is."""
+    seat = orgchart.get_position(actor, position_id)
+    orgchart.update_position(
+        actor,
+        seat.id,
+        code=seat.code,
+        title=seat.title,
+        unit_id=seat.unit_id,
+        reports_to_id=seat.reports_to_id,
+        active=False,
+    )

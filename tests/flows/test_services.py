@@ -31,6 +31,7 @@ from portal.flows.services import (
     validation,
 )
 from portal.orgchart import services as orgchart
+from tests.factories import retire_position
 
 postgres_only = pytest.mark.postgres_only
 
@@ -76,18 +77,6 @@ def _publish(actor, graph):  # type: ignore[no-untyped-def]
 def _seat(actor, code: str = "CFO"):  # type: ignore[no-untyped-def]
     unit = orgchart.create_unit(actor, code=f"U-{code}", name=f"{code} unit")
     return orgchart.create_position(actor, code=code, title=f"{code} seat", unit_id=unit.id)
-
-
-def _retire(actor, position) -> None:  # type: ignore[no-untyped-def]
-    orgchart.update_position(
-        actor,
-        position.id,
-        code=position.code,
-        title=position.title,
-        unit_id=position.unit_id,
-        reports_to_id=position.reports_to_id,
-        active=False,
-    )
 
 
 def _leave(actor):  # type: ignore[no-untyped-def]
@@ -374,7 +363,7 @@ def test_a_member_grantee_must_be_an_active_member_of_this_organization(acme, gl
 def test_a_position_grantee_must_be_an_active_seat_of_this_organization(acme, globex):
     admin = acme.admin.actor
     cfo, old = _seat(admin, "CFO"), _seat(admin, "OLD")
-    _retire(admin, old)
+    retire_position(admin, old.id)
     foreign = _seat(globex.admin.actor, "G-CFO")
     leave = _leave(admin)
 
@@ -771,7 +760,7 @@ def test_a_grant_naming_a_retired_seat_is_flagged(acme, globex):
     _publish(admin, _granting(_leave(admin), _position_grant(cfo.id)))
     assert readiness.flow_readiness(admin) == []  # vacant, but it escalates
 
-    _retire(admin, cfo)
+    retire_position(admin, cfo.id)
 
     [warning] = readiness.flow_readiness(admin)
     assert (warning.code, warning.params) == (

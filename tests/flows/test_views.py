@@ -17,22 +17,9 @@ from portal.flows import queries
 from portal.flows.services import drafts, publishing, transfer
 from portal.flows.services.listing import list_flows
 from portal.flows.views.schema import GRAPH_SCHEMA
-from tests.factories import csrf_token_from
+from tests.factories import sign_in
 
 FLOWS = "/o/acme-test/flows"
-
-
-def _sign_in(app, person):  # type: ignore[no-untyped-def]
-    """A second browser, signed in as ``person``; returns (client, CSRF token)."""
-    browser = app.test_client()
-    token = csrf_token_from(browser.get("/login").get_data(as_text=True))
-    response = browser.post(
-        "/login", data={"email": person.email, "password": person.password, "csrf_token": token}
-    )
-    assert response.status_code == 302
-    return browser, csrf_token_from(
-        browser.get("/orgs", follow_redirects=True).get_data(as_text=True)
-    )
 
 
 def _upload(client, url: str, token: str, body: bytes, revision: int | str | None = None):  # type: ignore[no-untyped-def]
@@ -99,13 +86,13 @@ def test_the_flows_list_is_for_this_organizations_admins_only(
     login(acme.admin)
     assert client.get(f"{FLOWS}/").status_code == 200
 
-    member_browser, _ = _sign_in(app, mo)
+    member_browser, _ = sign_in(app, mo)
     assert member_browser.get(f"{FLOWS}/").status_code == 403
     assert member_browser.get(f"{FLOWS}/expense_claim/").status_code == 403
     assert member_browser.get(f"{FLOWS}/expense_claim/export.json?version=1").status_code == 403
     assert client.get("/o/globex-test/flows/").status_code == 404
     assert client.get("/o/no-such-org/flows/").status_code == 404
-    gus_browser, _ = _sign_in(app, globex.admin)
+    gus_browser, _ = sign_in(app, globex.admin)
     assert gus_browser.get(f"{FLOWS}/").status_code == 404
     assert gus_browser.get(f"{FLOWS}/expense_claim/export.json?version=1").status_code == 404
 
@@ -410,7 +397,7 @@ def test_a_page_opened_before_a_colleagues_import_cannot_publish(
     seen = re.search(r'name="revision" value="(\d+)"', page)
     assert seen and seen.group(1) == "1"
 
-    other, other_token = _sign_in(app, colleague)
+    other, other_token = sign_in(app, colleague)
     document = _claim_document(admin)
     document["labels"]["en"] = "Carla's claims"
     body = json.dumps(document).encode()
@@ -515,7 +502,7 @@ def test_a_non_admin_cannot_publish_or_discard(app, client, login, acme, globex,
         == 302
     )
 
-    browser, member_token = _sign_in(app, make_member(acme.org, "Mo Member"))
+    browser, member_token = sign_in(app, make_member(acme.org, "Mo Member"))
     for action in ("publish", "discard"):
         refused = browser.post(
             f"{FLOWS}/expense_claim/{action}", data={"revision": "1", "csrf_token": member_token}

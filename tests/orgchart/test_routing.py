@@ -37,6 +37,7 @@ from portal.flows.services import drafts, publishing, route_preview
 from portal.orgchart import routing, services
 from portal.orgchart.models import HoldingKind
 from portal.orgchart.queries import load_chart
+from tests.factories import retire_position
 
 VALID_FROM = date(2025, 1, 1)
 
@@ -81,19 +82,6 @@ def _make_head(actor, unit_id: int, head_position_id: int | None) -> None:  # ty
         name=unit.name,
         parent_id=unit.parent_id,
         head_position_id=head_position_id,
-    )
-
-
-def _retire(actor, position_id: int) -> None:  # type: ignore[no-untyped-def]
-    seat = services.get_position(actor, position_id)
-    services.update_position(
-        actor,
-        seat.id,
-        code=seat.code,
-        title=seat.title,
-        unit_id=seat.unit_id,
-        reports_to_id=seat.reports_to_id,
-        active=False,
     )
 
 
@@ -345,7 +333,7 @@ def test_a_retired_seat_resolves_to_nobody_even_with_holders(acme, chart):
     assert _found(_resolve(admin, lead_seat, chart.cora))[0] == (chart.lee,)
     assert _found(_resolve(admin, superior, chart.sam))[0] == (chart.lee,)
 
-    _retire(admin, chart.lead)
+    retire_position(admin, chart.lead)
 
     retired = Gap(GapReason.POSITION_RETIRED, position_id=chart.lead)
     assert _gap(_resolve(admin, lead_seat, chart.cora)) == retired
@@ -530,7 +518,7 @@ def test_retiring_the_superiors_seat_strands_the_purchase_naming_the_seat(acme, 
     admin = acme.admin.actor
     assert routing.route_document(admin, purchase, chart.sam, Decimal("9999.99")).routable
 
-    _retire(admin, chart.lead)
+    retire_position(admin, chart.lead)
 
     route = routing.route_document(admin, purchase, chart.sam, Decimal("9999.99"))
     assert not route.routable
@@ -546,7 +534,7 @@ def test_retiring_the_superiors_seat_strands_the_purchase_naming_the_seat(acme, 
 
 def test_a_gap_only_above_the_amount_is_reported_apart_and_does_not_stop_it(acme, chart, purchase):
     admin = acme.admin.actor
-    _retire(admin, chart.head)  # the unit head's seat: only purchases from 10000.00 need it
+    retire_position(admin, chart.head)  # the unit head's seat: only purchases from 10000.00 need it
 
     small = routing.route_document(admin, purchase, chart.sam, Decimal("9999.99"))
     assert small.routable
