@@ -5,7 +5,8 @@ The rules are pure (``domain.resolution``, ``domain.ladder``, ``domain.routing``
 chart comes from ``orgchart.queries.load_chart``. Which graph to route (a flow's
 current version, a draft) is the flows feature's business: ``preview_route_in`` is
 handed it, inside the caller's unit of work. ``resolve_grants`` and ``route_document``
-are one unit of work each.
+are one unit of work each; so is ``gap_params``, the names of a refused transition's
+gap for the document pages.
 """
 
 from __future__ import annotations
