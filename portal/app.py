@@ -121,7 +121,7 @@ def _register_blueprints(app: Flask) -> None:
     from portal.documents.views import bp as documents_bp
     from portal.flows.api import bp as flows_api_bp
     from portal.flows.views import bp as flows_bp
-    from portal.flows.views import schema_bp
+    from portal.flows.views import routing_bp, schema_bp
     from portal.inbox.views import bp as inbox_bp
     from portal.notifications.views import bp as notifications_bp
     from portal.orgchart.views import bp as orgchart_bp
@@ -131,6 +131,7 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(accounts_bp)
     app.register_blueprint(members_bp)
     app.register_blueprint(orgchart_bp)
+    app.register_blueprint(routing_bp)
     app.register_blueprint(flows_bp)
     app.register_blueprint(flows_api_bp)
     app.register_blueprint(documents_bp)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
 from portal.accounts import queries as account_queries
@@ -14,6 +15,7 @@ from portal.accounts import services as accounts
 from portal.accounts.models import Organization
 from portal.demo import DEMO_PASSWORD, seed_demo
 from portal.domain.actor import Actor, Role, SystemActor
+from portal.orgchart import services as orgchart
 from portal.provisioning import provision_organization
 
 PASSWORD = "correct horse battery staple"
@@ -108,7 +110,7 @@ def csrf_token_from(html: str) -> str:
     return match.group(1)
 
 
-def browser_for(app, email: str, password: str = PASSWORD) -> tuple[FlaskClient, str]:
+def browser_for(app: Flask, email: str, password: str = PASSWORD) -> tuple[FlaskClient, str]:
     """A browser of its own, signed in through the real form as ``email``; returns it
     with a CSRF token for its posts."""
     browser = app.test_client()
@@ -122,7 +124,7 @@ def browser_for(app, email: str, password: str = PASSWORD) -> tuple[FlaskClient,
     return browser, csrf_token_from(page)
 
 
-def demo_browser(app, name: str) -> tuple[FlaskClient, str]:
+def demo_browser(app: Flask, name: str) -> tuple[FlaskClient, str]:
     """A browser signed in as a person of the demo organization, by first name."""
     return browser_for(app, f"{name}@acme.example", DEMO_PASSWORD)
 
@@ -164,3 +166,22 @@ def login(client) -> Callable[[Person], str]:
         return csrf_token_from(client.get("/orgs", follow_redirects=True).get_data(as_text=True))
 
     return sign_in
+
+
+def sign_in(app: Flask, person: Person) -> tuple[FlaskClient, str]:
+    """A second browser, signed in as ``person``; returns it and a CSRF token for posts."""
+    return browser_for(app, person.email, person.password)
+
+
+def retire_position(actor: Actor, position_id: int) -> None:
+    """Retire a seat through the service, every other attribute kept as it is."""
+    seat = orgchart.get_position(actor, position_id)
+    orgchart.update_position(
+        actor,
+        seat.id,
+        code=seat.code,
+        title=seat.title,
+        unit_id=seat.unit_id,
+        reports_to_id=seat.reports_to_id,
+        active=False,
+    )

@@ -118,24 +118,29 @@ class VersionSummary:
     published_by: str | None
 
 
+def versions_in(session: Session, kind: str) -> list[VersionSummary]:
+    """Every version of a kind, newest first, inside the caller's unit of work."""
+    rows = session.execute(
+        select(
+            FlowVersion.version,
+            FlowVersion.digest,
+            FlowVersion.published_at,
+            FlowVersion.published_by,
+        )
+        .where(FlowVersion.kind == kind)
+        .order_by(FlowVersion.version.desc())
+    ).all()
+    names = member_names(session, [r.published_by for r in rows])
+    return [
+        VersionSummary(r.version, r.digest, r.published_at, names.get(r.published_by)) for r in rows
+    ]
+
+
 def list_versions(actor: Actor, kind: str) -> list[VersionSummary]:
     """Newest first."""
     require_admin(actor)
     with unit_of_work_for(actor) as uow:
-        rows = uow.session.execute(
-            select(
-                FlowVersion.version,
-                FlowVersion.digest,
-                FlowVersion.published_at,
-                FlowVersion.published_by,
-            )
-            .where(FlowVersion.kind == kind)
-            .order_by(FlowVersion.version.desc())
-        ).all()
-        names = member_names(uow.session, [r.published_by for r in rows])
-    return [
-        VersionSummary(r.version, r.digest, r.published_at, names.get(r.published_by)) for r in rows
-    ]
+        return versions_in(uow.session, kind)
 
 
 def published_kinds_in(session: Session) -> list[tuple[str, int]]:

@@ -1,46 +1,42 @@
 """CSV import of units, positions and members: every bad row reported, all or nothing.
 
-Rows are numbered as a spreadsheet shows them (the header is row 1). The whole file
-is checked against the chart as it stands plus the file's own rows before anything is
-written; one bad row and nothing is applied. Existing codes are updated in place, so
-re-importing a corrected file is safe.
+The file is read by ``csv_rows``; here the whole file is checked against the chart as
+it stands plus the file's own rows before anything is written; one bad row and nothing
+is applied. Existing codes are updated in place, so re-importing a corrected file is
+safe.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import partial
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.accounts.models import Membership, User
+from portal.accounts.queries import MemberEntry, member_directory_in
 from portal.accounts.services import add_member_in
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
-from portal.domain.actor import Actor, Role, require_admin
-from portal.domain.errors import DomainError, RowError, RowErrors
+from portal.domain.actor import Actor, require_admin
+from portal.domain.errors import RowError, RowErrors
 from portal.domain.naming import normalise_code, normalise_email, normalise_name
 from portal.domain.orgchart import cycle_members
+from portal.orgchart.csv_rows import (
+    REQUIRED,
+    Row,
+    checked,
+    has_required,
+    parse_csv,
+    read_day,
+    read_holding_kind,
+    read_roles,
+    read_yes_no,
+    unique_in_file,
+)
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
-
-MAX_ROWS = 5000
-
-COLUMNS = {
-    "units": ("code", "name", "parent_code"),
-    "positions": ("code", "title", "unit_code", "reports_to_code", "heads_unit"),
-    "members": ("email", "name", "roles", "position_code", "holding", "valid_from"),
-}
-REQUIRED = {
-    "units": ("code", "name"),
-    "positions": ("code", "title", "unit_code"),
-    "members": ("email", "name"),
-}
-YES = {"yes", "y", "true", "1"}
-NO = {"no", "n", "false", "0", ""}
 
 
 @dataclass
@@ -51,39 +47,9 @@ class ImportResult:
     passwords: list[tuple[str, str]] = field(default_factory=list)
 
 
-Row = dict[str, str]
-
-
-def parse_csv(data: bytes, kind: str) -> list[tuple[int, Row]]:
-    """(row number, cells) for each data row; file-level problems raise at once."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DomainError("csv_unreadable", field="file") from exc
-    try:
-        reader = csv.reader(io.StringIO(text, newline=""))
-        header = [h.strip().lower() for h in next(reader, [])]
-        missing = [c for c in REQUIRED[kind] if c not in header]
-        if missing:
-            raise DomainError("csv_missing_columns", field="file", columns=", ".join(missing))
-        rows: list[tuple[int, Row]] = []
-        # Count records, not physical lines: a quoted cell may span several lines yet is
-        # one spreadsheet row; a blank line is an (empty) spreadsheet row of its own.
-        for number, values in enumerate(reader, start=2):
-            if len(rows) >= MAX_ROWS:
-                raise DomainError("csv_too_large", field="file", limit=MAX_ROWS)
-            # Short rows read as blank cells; cells beyond the header are ignored.
-            padded = values + [""] * (len(header) - len(values))
-            cells = {
-                k: v.strip() for k, v in zip(header, padded, strict=False) if k in COLUMNS[kind]
-            }
-            if any(cells.values()):
-                rows.append((number, cells))
-    except csv.Error as exc:
-        raise DomainError("csv_unreadable", field="file") from exc
-    if not rows:
-        raise DomainError("csv_empty", field="file")
-    return rows
+# Writes what a checked file says; run only when no row had a problem.
+Apply = Callable[[], ImportResult]
+Rows = list[tuple[int, Row]]
 
 
 def import_csv(actor: Actor, kind: str, data: bytes) -> ImportResult:
@@ -98,49 +64,22 @@ def import_csv(actor: Actor, kind: str, data: bytes) -> ImportResult:
         return apply()
 
 
-def _check(errors: list[RowError], row: int, column: str, check: Callable[[], object]) -> object:
-    try:
-        return check()
-    except DomainError as error:
-        errors.append(RowError(row, error.code, column, **error.params))
-        return None
-
-
-def _required(errors: list[RowError], row: int, cells: Row, columns: tuple[str, ...]) -> bool:
-    ok = True
-    for column in columns:
-        if not cells.get(column):
-            errors.append(RowError(row, "value_required", column))
-            ok = False
-    return ok
-
-
-def _unique_in_file(
-    errors: list[RowError], seen: dict[str, int], row: int, column: str, value: str
-) -> None:
-    key = value.lower()
-    if key in seen:
-        errors.append(RowError(row, "duplicate_in_file", column, value=value))
-    else:
-        seen[key] = row
-
-
 # --- units ---------------------------------------------------------------------------------
 
 
-def _import_units(session: Session, rows: list[tuple[int, Row]], errors: list[RowError]):  # type: ignore[no-untyped-def]
+def _import_units(session: Session, rows: Rows, errors: list[RowError]) -> Apply:
     existing = {u.code: u for u in session.scalars(select(OrgUnit))}
     seen: dict[str, int] = {}
     parsed: list[tuple[int, str, str, str | None]] = []
     for row, cells in rows:
-        if not _required(errors, row, cells, REQUIRED["units"]):
+        if not has_required(errors, row, cells, REQUIRED["units"]):
             continue
-        code = _check(errors, row, "code", lambda c=cells: normalise_code(c["code"]))
-        name = _check(errors, row, "name", lambda c=cells: normalise_name(c["name"]))
+        code = checked(errors, row, "code", partial(normalise_code, cells["code"]))
+        name = checked(errors, row, "name", partial(normalise_name, cells["name"]))
         if code is None or name is None:
             continue
-        _unique_in_file(errors, seen, row, "code", code)  # type: ignore[arg-type]
-        parsed.append((row, code, name, cells.get("parent_code") or None))  # type: ignore[arg-type]
+        unique_in_file(errors, seen, row, "code", code)
+        parsed.append((row, code, name, cells.get("parent_code") or None))
     file_codes = {code for _, code, _, _ in parsed}
     for row, code, _, parent in parsed:
         if parent is not None and parent not in file_codes and parent not in existing:
@@ -187,35 +126,28 @@ def _import_units(session: Session, rows: list[tuple[int, Row]], errors: list[Ro
 # --- positions -----------------------------------------------------------------------------
 
 
-def _yes_no(value: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in YES:
-        return True
-    if lowered in NO:
-        return False
-    raise DomainError("invalid_boolean", value=value)
-
-
-def _import_positions(session: Session, rows: list[tuple[int, Row]], errors: list[RowError]):  # type: ignore[no-untyped-def]
+def _import_positions(session: Session, rows: Rows, errors: list[RowError]) -> Apply:
     units = {u.code: u for u in session.scalars(select(OrgUnit))}
     existing = {p.code: p for p in session.scalars(select(Position))}
     seen: dict[str, int] = {}
     parsed: list[tuple[int, str, str, str, str | None, bool]] = []
     for row, cells in rows:
-        if not _required(errors, row, cells, REQUIRED["positions"]):
+        if not has_required(errors, row, cells, REQUIRED["positions"]):
             continue
-        code = _check(errors, row, "code", lambda c=cells: normalise_code(c["code"]))
-        title = _check(errors, row, "title", lambda c=cells: normalise_name(c["title"], "title"))
-        heads = _check(errors, row, "heads_unit", lambda c=cells: _yes_no(c.get("heads_unit", "")))
+        code = checked(errors, row, "code", partial(normalise_code, cells["code"]))
+        title = checked(errors, row, "title", partial(normalise_name, cells["title"], "title"))
+        heads = checked(
+            errors, row, "heads_unit", partial(read_yes_no, cells.get("heads_unit", ""))
+        )
         unit_code = cells["unit_code"]
         if unit_code not in units:
             errors.append(RowError(row, "unknown_unit", "unit_code", code=unit_code))
         if code is None or title is None or heads is None:
             continue
-        _unique_in_file(errors, seen, row, "code", code)  # type: ignore[arg-type]
+        unique_in_file(errors, seen, row, "code", code)
         parsed.append(
             (row, code, title, unit_code, cells.get("reports_to_code") or None, bool(heads))
-        )  # type: ignore[arg-type]
+        )
     file_codes = {p[1] for p in parsed}
     for row, code, _, _, superior, _ in parsed:
         if superior is None:
@@ -228,7 +160,8 @@ def _import_positions(session: Session, rows: list[tuple[int, Row]], errors: lis
     ids = {code: i for i, code in enumerate(codes)}
     code_of_id = {p.id: p.code for p in existing.values()}
     edges: dict[int, int | None] = {
-        ids[p.code]: ids.get(code_of_id.get(p.reports_to_id, "")) for p in existing.values()
+        ids[p.code]: ids[code_of_id[p.reports_to_id]] if p.reports_to_id in code_of_id else None
+        for p in existing.values()
     }
     for _, code, _, _, superior, _ in parsed:
         edges[ids[code]] = ids.get(superior) if superior else None
@@ -248,7 +181,7 @@ def _import_positions(session: Session, rows: list[tuple[int, Row]], errors: lis
     headed_in_file: dict[str, int] = {}
     for row, _, _, unit_code, _, heads in parsed:
         if heads:  # one head seat per unit: a second claim in the file is an error
-            _unique_in_file(errors, headed_in_file, row, "heads_unit", unit_code)
+            unique_in_file(errors, headed_in_file, row, "heads_unit", unit_code)
     for row, code, _, unit_code, _, heads in parsed:
         position = existing.get(code)
         if position is None:
@@ -291,51 +224,24 @@ def _import_positions(session: Session, rows: list[tuple[int, Row]], errors: lis
 # --- members -------------------------------------------------------------------------------
 
 
-def _roles(value: str) -> list[str]:
-    roles = sorted({r for r in value.replace(";", " ").replace(",", " ").lower().split() if r})
-    for role in roles:
-        if role not in Role.ALL:
-            raise DomainError("unknown_role", role=role)
-    return roles
-
-
-def _holding_kind(value: str) -> str:
-    kind = (value or HoldingKind.PRIMARY).strip().lower()
-    if kind not in HoldingKind.ALL:
-        raise DomainError("invalid_holding_kind")
-    return kind
-
-
-def _day(value: str) -> date | None:
-    if not value:
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError as exc:
-        raise DomainError("invalid_date", value=value) from exc
-
-
-def _import_members(session: Session, rows: list[tuple[int, Row]], errors: list[RowError]):  # type: ignore[no-untyped-def]
+def _import_members(session: Session, rows: Rows, errors: list[RowError]) -> Apply:
     positions = {p.code: p for p in session.scalars(select(Position))}
-    members_by_email = {
-        email: member
-        for member, email in session.execute(
-            select(Membership, User.email).join(User, User.id == Membership.user_id)
-        )
+    members_by_email: dict[str, MemberEntry] = {
+        m.email: m for m in member_directory_in(session, active_only=False)
     }
     holdings: dict[int, list[PositionHolding]] = {}
     for holding in session.scalars(select(PositionHolding)):
         holdings.setdefault(holding.member_id, []).append(holding)
     seen: dict[str, int] = {}
-    parsed = []
+    parsed: list[tuple[int, str, str, list[str], str | None, str, date]] = []
     for row, cells in rows:
-        if not _required(errors, row, cells, REQUIRED["members"]):
+        if not has_required(errors, row, cells, REQUIRED["members"]):
             continue
-        email = _check(errors, row, "email", lambda c=cells: normalise_email(c["email"]))
-        name = _check(errors, row, "name", lambda c=cells: normalise_name(c["name"]))
-        roles = _check(errors, row, "roles", lambda c=cells: _roles(c.get("roles", "")))
-        kind = _check(errors, row, "holding", lambda c=cells: _holding_kind(c.get("holding", "")))
-        start = _check(errors, row, "valid_from", lambda c=cells: _day(c.get("valid_from", "")))
+        email = checked(errors, row, "email", partial(normalise_email, cells["email"]))
+        name = checked(errors, row, "name", partial(normalise_name, cells["name"]))
+        roles = checked(errors, row, "roles", partial(read_roles, cells.get("roles", "")))
+        kind = checked(errors, row, "holding", partial(read_holding_kind, cells.get("holding", "")))
+        start = checked(errors, row, "valid_from", partial(read_day, cells.get("valid_from", "")))
         position_code = cells.get("position_code") or None
         if position_code is not None:
             position = positions.get(position_code)
@@ -349,15 +255,15 @@ def _import_members(session: Session, rows: list[tuple[int, Row]], errors: list[
                 )
         if email is None or name is None or roles is None or kind is None:
             continue
-        _unique_in_file(errors, seen, row, "email", email)  # type: ignore[arg-type]
-        existing = members_by_email.get(email)  # type: ignore[arg-type]
+        unique_in_file(errors, seen, row, "email", email)
+        existing = members_by_email.get(email)
         if existing is not None and position_code is None:
             errors.append(RowError(row, "duplicate_email", "email", email=email))
         start = start or clock.today()
         if existing is not None and position_code in positions:
             if not existing.active:
                 errors.append(RowError(row, "member_inactive", "email", name=name))
-            seated = _check_seat(
+            seated = _already_seated(
                 errors,
                 row,
                 name,
@@ -398,7 +304,7 @@ def _import_members(session: Session, rows: list[tuple[int, Row]], errors: list[
     return apply
 
 
-def _check_seat(
+def _already_seated(
     errors: list[RowError],
     row: int,
     name: str,
@@ -407,8 +313,9 @@ def _check_seat(
     kind: str,
     start: date,
 ) -> bool:
-    """Whether the member already holds this seat from ``start`` on; refuses the same
-    overlapping primary seats the service refuses (the import's holding is open-ended)."""
+    """Whether the member already holds this seat from ``start`` on. Records, against
+    the row, the overlapping primary seat the service would refuse (the import's
+    holding is open-ended)."""
     current = [h for h in held if h.valid_to is None or h.valid_to >= start]
     if any(h.position_id == position.id and h.kind == kind for h in current):
         return True

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
-
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import BooleanField, DateField, SelectField, StringField
 from wtforms.fields import SelectChoice
-from wtforms.validators import DataRequired, Length, Optional, ValidationError
+from wtforms.validators import DataRequired, Length, Optional
 
 
 def optional_id(value: object) -> int | None:
     if value in (None, "", "None"):
         return None
-    number = int(value)  # type: ignore[arg-type]
+    number = int(str(value))
     # No row id lies outside BIGINT; a forged one must be a form error, not a database one.
     if not 0 < number < 2**63:
         raise ValueError("not an id")
@@ -71,38 +69,3 @@ class ImportForm(FlaskForm):
         ],
     )
     file = FileField(_l("CSV file (UTF-8)"), validators=[FileRequired()])
-
-
-def _whole_number(value: object) -> int | None:
-    return None if value in (None, "", "None") else int(value)  # type: ignore[arg-type]
-
-
-class RoutePreviewForm(FlaskForm):
-    """The routing preview's inputs, read from the query string (GET: nothing changes)."""
-
-    class Meta:
-        csrf = False
-
-    kind = SelectField(_l("Flow"), validators=[DataRequired()], validate_choice=False)
-    # Any whole number: the service answers "pick a member" for one that is not.
-    member_id = SelectField(
-        _l("Requester"), coerce=_whole_number, validators=[DataRequired()], validate_choice=False
-    )
-    amount = StringField(_l("Amount"), validators=[DataRequired()])
-    currency = StringField(_l("Currency"), validators=[Length(max=8)])
-    as_of = DateField(_l("As of"), validators=[Optional()])
-
-    def validate_kind(self, field: SelectField) -> None:
-        # PostgreSQL refuses a NUL in any text it is asked to compare: no flow has one.
-        if "\x00" in field.data:
-            kind = field.data.replace("\x00", "")[:64]
-            raise ValidationError(_l("There is no published flow “%(kind)s”.", kind=kind))
-
-    def validate_amount(self, field: StringField) -> None:
-        # People type thousands separators; the service checks sign and precision.
-        try:
-            self.amount_value = Decimal(field.data.replace(",", "").strip())
-        except (InvalidOperation, AttributeError):
-            raise ValidationError(_l("Enter an amount such as 1250.00.")) from None
-        if not self.amount_value.is_finite():
-            raise ValidationError(_l("Enter an amount such as 1250.00."))

@@ -1,9 +1,12 @@
-"""The org chart as the rules see it: a ``ChartSnapshot`` of one day, loaded inside the
-caller's unit of work (the transition engine's, the route preview's) and cached by the
-organization's chart version."""
+"""Reads of the org chart that other features make inside their own unit of work: the
+``ChartSnapshot`` of one day as the rules see it (the transition engine's, the route
+preview's, the readiness check's), cached by the organization's chart version; and the
+seats a flow's grants name, with the one wording of a seat (``seat_label``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date
 
 from sqlalchemy import bindparam, select
@@ -33,6 +36,61 @@ _HOLDINGS = (
     )
     .order_by(_H.c.id)
 )
+
+
+# No id outside BIGINT exists; the database could not even compare one.
+MAX_ID = 2**63 - 1
+
+
+def seat_label(code: str, title: str) -> str:
+    """A seat as every page and picker names it: "CFO — Chief financial officer"."""
+    return f"{code} — {title}"
+
+
+def _known_ids(ids: Iterable[int | None]) -> set[int]:
+    return {i for i in ids if i is not None and 0 < i <= MAX_ID}
+
+
+def active_position_ids_in(session: Session, position_ids: Iterable[int | None]) -> set[int]:
+    """Those of ``position_ids`` that are seats here and not retired."""
+    ids = _known_ids(position_ids)
+    if not ids:
+        return set()
+    return set(
+        session.scalars(select(Position.id).where(Position.id.in_(ids), Position.active.is_(True)))
+    )
+
+
+def seat_labels_in(session: Session, position_ids: Iterable[int | None]) -> dict[int, str]:
+    """``seat_label`` by id for those of ``position_ids`` that are seats here, retired or
+    not; unknown ids are left out."""
+    ids = _known_ids(position_ids)
+    if not ids:
+        return {}
+    rows = session.execute(
+        select(Position.id, Position.code, Position.title).where(Position.id.in_(ids))
+    )
+    return {i: seat_label(code, title) for i, code, title in rows}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One entry of a picker: what is submitted, and what the admin reads."""
+
+    id: int
+    label: str
+
+
+def position_choices_in(
+    session: Session, *, active_only: bool = True, unit_id: int | None = None
+) -> list[Choice]:
+    """Seats to pick from, by code; ``unit_id`` narrows them to one unit."""
+    stmt = select(Position.id, Position.code, Position.title).order_by(Position.code)
+    if active_only:
+        stmt = stmt.where(Position.active.is_(True))
+    if unit_id is not None:
+        stmt = stmt.where(Position.unit_id == unit_id)
+    return [Choice(i, seat_label(code, title)) for i, code, title in session.execute(stmt)]
 
 
 # Snapshots by (org, chart version, day). The version changes with every chart or

@@ -1,8 +1,12 @@
-"""Who approves: grants resolved over the org chart, and the routing preview.
+"""The org chart's side of routing: grants resolved and a graph routed over the chart as
+it stood on a day, and the route preview's names.
 
-The rules are pure (``domain.resolution``, ``domain.ladder``, ``domain.routing``); this
-module loads the chart as it stood on a day into a ``ChartSnapshot`` and hands it to
-them. One unit of work per public call.
+The rules are pure (``domain.resolution``, ``domain.ladder``, ``domain.routing``); the
+chart comes from ``orgchart.queries.load_chart``. Which graph to route (a flow's
+current version, a draft) is the flows feature's business: ``preview_route_in`` is
+handed it, inside the caller's unit of work. ``resolve_grants`` and ``route_document``
+are one unit of work each; so is ``gap_params``, the names of a refused transition's
+gap for the document pages.
 """
 
 from __future__ import annotations
@@ -15,20 +19,17 @@ from decimal import Decimal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.accounts.models import Membership, Organization, User
-from portal.accounts.queries import member_names
+from portal.accounts.queries import base_currency_in, member_entry_in, member_names
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
-from portal.domain.actor import Actor, SystemActor, require_admin
-from portal.domain.errors import DomainError, NotFound
-from portal.domain.graph import Grant, Graph, Labels
+from portal.domain.actor import Actor, SystemActor
+from portal.domain.errors import DomainError
+from portal.domain.graph import Grant, Graph
 from portal.domain.money import check_amount
 from portal.domain.resolution import Gap, Resolution, resolve_all
 from portal.domain.routing import Route, route
-from portal.flows import queries as flow_queries
-from portal.flows import services as flows
 from portal.orgchart.models import OrgUnit, Position
-from portal.orgchart.queries import load_chart
+from portal.orgchart.queries import load_chart, seat_label
 
 
 def resolve_grants(
@@ -58,48 +59,7 @@ def route_document(
     return route(graph, requester, amount, chart)
 
 
-# --- the routing preview ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FlowChoice:
-    kind: str
-    labels: Labels
-    version: int
-
-
-@dataclass(frozen=True)
-class MemberChoice:
-    id: int
-    name: str
-    email: str
-
-
-@dataclass(frozen=True)
-class PreviewChoices:
-    flows: list[FlowChoice]
-    members: list[MemberChoice]
-    currency: str
-
-
-def preview_choices(actor: Actor) -> PreviewChoices:
-    """What the preview form offers: published flows, active members, the currency."""
-    require_admin(actor)
-    published = [
-        FlowChoice(f.kind, f.labels, f.current_version)
-        for f in flows.list_flows(actor)
-        if f.current_version is not None
-    ]
-    with unit_of_work_for(actor) as uow:
-        s = uow.session
-        rows = s.execute(
-            select(Membership.id, User.name, User.email)
-            .join(User, User.id == Membership.user_id)
-            .where(Membership.active.is_(True))
-            .order_by(User.name)
-        ).all()
-        currency = _base_currency(s, actor.org_id)
-    return PreviewChoices(published, [MemberChoice(*r) for r in rows], currency)
+# --- the route preview ------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -111,9 +71,9 @@ class SeatName:
 
 @dataclass(frozen=True)
 class RoutePreview:
-    kind: str
-    version: int
     graph: Graph
+    # The flow version ``graph`` is (0: a draft being edited), for the page to say.
+    version: int
     route: Route
     currency: str
     requester_name: str
@@ -124,114 +84,93 @@ class RoutePreview:
     # Each member's primary seat that day, to show where an approver sits.
     seat_of: dict[int, int]
 
+    @property
+    def kind(self) -> str:
+        return self.graph.kind
 
-def _base_currency(session: Session, org_id: int) -> str:
-    return session.scalars(
-        select(Organization.base_currency).where(Organization.id == org_id)
-    ).one()
+    def seat_labels(self) -> dict[int, str]:
+        """``seat_label`` of every seat the route mentions."""
+        return {i: seat_label(s.code, s.title) for i, s in self.seats.items()}
+
+    def gap_names(self, gap: Gap) -> dict[str, object]:
+        """The names a gap's sentence needs (``gap_<reason>``: the seat, the member, the
+        unit or the role it is about), from what the preview already loaded: no query."""
+        names: dict[str, object] = {}
+        if gap.position_id is not None:
+            seat = self.seats.get(gap.position_id)
+            names["position"] = seat_label(seat.code, seat.title) if seat else f"#{gap.position_id}"
+        if gap.member_id is not None:
+            names["member"] = self.members.get(gap.member_id, f"#{gap.member_id}")
+        if gap.unit_id is not None:
+            names["unit"] = self.units.get(gap.unit_id, f"#{gap.unit_id}")
+        if gap.role is not None:
+            names["role"] = gap.role
+        return names
 
 
-def preview_route(
-    actor: Actor,
+def preview_route_in(
+    session: Session,
+    graph: Graph,
     *,
-    kind: str,
+    version: int,
     member_id: int,
     amount: Decimal,
+    day: date,
     currency: str | None = None,
-    on: date | None = None,
-    graph: Graph | None = None,
 ) -> RoutePreview:
-    """Who would approve ``member_id``'s document of ``amount``, step by step, under
-    the current version of ``kind`` (or under ``graph``, a draft being edited: version
-    0) — and what would strand it."""
-    require_admin(actor)
+    """Who would approve ``member_id``'s document of ``amount`` under ``graph``, step by
+    step, over the chart of ``day`` — and what would strand it — with the names of
+    everyone and everything the route mentions. Refuses an amount that is not money, a
+    ``currency`` other than the base one, and a requester who is not an active member."""
     check_amount(amount)
-    day = on or clock.today()
-    if graph is None:
-        try:
-            current = flow_queries.current_version(actor, kind)
-        except NotFound:
-            raise DomainError("unknown_flow", field="kind", kind=kind[:64]) from None
-        graph, number = current.graph, current.version
-    else:
-        number = 0
-    with unit_of_work_for(actor) as uow:
-        s = uow.session
-        base = _base_currency(s, actor.org_id)
-        if currency is not None and currency.strip().upper() != base:
-            raise DomainError(
-                "amount_currency_mismatch", field="currency", currency=currency[:8], base=base
-            )
-        requester = (
-            s.execute(
-                select(Membership.active, User.name)
-                .join(User, User.id == Membership.user_id)
-                .where(Membership.id == member_id)
-            ).first()
-            if 0 < member_id < 2**63  # no id outside BIGINT exists; the database cannot compare it
-            else None
+    base = base_currency_in(session, session.info["org_id"])
+    if currency is not None and currency.strip().upper() != base:
+        raise DomainError(
+            "amount_currency_mismatch", field="currency", currency=currency[:8], base=base
         )
-        if requester is None:
-            raise DomainError("unknown_requester", field="member_id")
-        if not requester.active:
-            raise DomainError("member_inactive", field="member_id", name=requester.name)
-        chart = load_chart(s, day)
-        result = route(graph, member_id, amount, chart)
-        member_ids = {member_id}
-        position_ids: set[int] = set()
-        unit_ids: set[int] = set()
-        for step in result.steps:
-            for r in step.resolutions:
-                member_ids.update(r.members)
-                for seat_id in (r.position_id, r.grant.grantee.position):
-                    if seat_id is not None:
-                        position_ids.add(seat_id)
-                if r.grant.grantee.member is not None:
-                    member_ids.add(r.grant.grantee.member)
-            for gap in (*step.gaps, *step.other_gaps, *(r.gap for r in step.resolutions if r.gap)):
-                if gap.member_id is not None:
-                    member_ids.add(gap.member_id)
-                if gap.position_id is not None:
-                    position_ids.add(gap.position_id)
-                if gap.unit_id is not None:
-                    unit_ids.add(gap.unit_id)
-        seat_of = {m: chart.primary[m] for m in member_ids if m in chart.primary}
-        position_ids.update(seat_of.values())
-        names = member_names(s, member_ids)
+    requester = member_entry_in(session, member_id)
+    if requester is None:
+        raise DomainError("unknown_requester", field="member_id")
+    if not requester.active:
+        raise DomainError("member_inactive", field="member_id", name=requester.name)
+    chart = load_chart(session, day)
+    result = route(graph, member_id, amount, chart)
+    member_ids = {member_id}
+    position_ids: set[int] = set()
+    unit_ids: set[int] = set()
+    for step in result.steps:
+        for r in step.resolutions:
+            member_ids.update(r.members)
+            for seat_id in (r.position_id, r.grant.grantee.position):
+                if seat_id is not None:
+                    position_ids.add(seat_id)
+            if r.grant.grantee.member is not None:
+                member_ids.add(r.grant.grantee.member)
+        for gap in (*step.gaps, *step.other_gaps, *(r.gap for r in step.resolutions if r.gap)):
+            if gap.member_id is not None:
+                member_ids.add(gap.member_id)
+            if gap.position_id is not None:
+                position_ids.add(gap.position_id)
+            if gap.unit_id is not None:
+                unit_ids.add(gap.unit_id)
+    seat_of = {m: chart.primary[m] for m in member_ids if m in chart.primary}
+    position_ids.update(seat_of.values())
     seats = {
         p: SeatName(chart.seats[p].code, chart.seats[p].title, chart.seats[p].unit_id)
         for p in position_ids
         if p in chart.seats
     }
-    units = {u: chart.units[u].name for u in unit_ids if u in chart.units}
     return RoutePreview(
-        kind=kind,
-        version=number,
         graph=graph,
+        version=version,
         route=result,
         currency=base,
         requester_name=requester.name,
-        members=names,
+        members=member_names(session, member_ids),
         seats=seats,
-        units=units,
+        units={u: chart.units[u].name for u in unit_ids if u in chart.units},
         seat_of=seat_of,
     )
-
-
-def preview_gap_params(gap: Gap, preview: RoutePreview) -> dict[str, object]:
-    """The names a gap's sentence needs (``gap_<reason>``), from what the preview
-    already loaded: no query."""
-    params: dict[str, object] = {}
-    if gap.position_id is not None:
-        seat = preview.seats.get(gap.position_id)
-        params["position"] = f"{seat.code} — {seat.title}" if seat else f"#{gap.position_id}"
-    if gap.member_id is not None:
-        params["member"] = preview.members.get(gap.member_id, f"#{gap.member_id}")
-    if gap.unit_id is not None:
-        params["unit"] = preview.units.get(gap.unit_id, f"#{gap.unit_id}")
-    if gap.role is not None:
-        params["role"] = gap.role
-    return params
 
 
 def gap_params(actor: Actor | SystemActor, gap: Mapping[str, object]) -> dict[str, object]:
@@ -245,7 +184,7 @@ def gap_params(actor: Actor | SystemActor, gap: Mapping[str, object]) -> dict[st
             seat = s.execute(
                 select(Position.code, Position.title).where(Position.id == position_id)
             ).first()
-            params["position"] = f"{seat.code} — {seat.title}" if seat else f"#{position_id}"
+            params["position"] = seat_label(seat.code, seat.title) if seat else f"#{position_id}"
         member_id = gap.get("member_id")
         if isinstance(member_id, int):
             params["member"] = member_names(s, [member_id]).get(member_id, f"#{member_id}")

@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from collections.abc import Iterable
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from wtforms.fields import SelectChoice
 
 from portal.domain.errors import DomainError, NotFound, RowErrors
-from portal.domain.resolution import Gap, GapReason
-from portal.flows.services import References
-from portal.orgchart import csv_import, routing, services
+from portal.orgchart import csv_import, csv_rows, services
 from portal.orgchart.forms import (
     EndHoldingForm,
     HoldingForm,
     ImportForm,
     PositionForm,
-    RoutePreviewForm,
     UnitForm,
 )
+from portal.orgchart.models import OrgUnit, Position
 from portal.web.auth import admin_required
 from portal.web.forms import attach_error
 from portal.web.messages import message_for
@@ -30,13 +29,13 @@ bp = Blueprint("orgchart", __name__, url_prefix="/o/<org>/admin/chart")
 NONE_CHOICE = SelectChoice("", "—")
 
 
-def _choices(rows):  # type: ignore[no-untyped-def]
+def _choices(rows: Iterable[services.Choice]) -> list[SelectChoice]:
     return [NONE_CHOICE, *(SelectChoice(str(c.id), c.label) for c in rows)]
 
 
 @bp.get("/")
 @admin_required
-def chart():  # type: ignore[no-untyped-def]
+def chart() -> ResponseReturnValue:
     actor = current_actor()
     return render_template(
         "orgchart/chart.html",
@@ -48,7 +47,9 @@ def chart():  # type: ignore[no-untyped-def]
 # --- units ---------------------------------------------------------------------------------
 
 
-def _unit_form_page(form: UnitForm, unit=None, status: int = 200):  # type: ignore[no-untyped-def]
+def _unit_form_page(
+    form: UnitForm, unit: OrgUnit | None = None, status: int = 200
+) -> ResponseReturnValue:
     actor = current_actor()
     form.parent_id.choices = _choices(
         c for c in services.unit_choices(actor) if not unit or c.id != unit.id
@@ -61,7 +62,7 @@ def _unit_form_page(form: UnitForm, unit=None, status: int = 200):  # type: igno
 
 @bp.route("/units/new", methods=["GET", "POST"])
 @admin_required
-def new_unit():  # type: ignore[no-untyped-def]
+def new_unit() -> ResponseReturnValue:
     form = UnitForm()
     if request.method == "GET":
         return _unit_form_page(form)
@@ -83,7 +84,7 @@ def new_unit():  # type: ignore[no-untyped-def]
 
 @bp.route("/units/<int:unit_id>", methods=["GET", "POST"])
 @admin_required
-def edit_unit(unit_id: int):  # type: ignore[no-untyped-def]
+def edit_unit(unit_id: int) -> ResponseReturnValue:
     actor = current_actor()
     unit = services.get_unit(actor, unit_id)
     form = UnitForm(obj=unit)
@@ -110,7 +111,9 @@ def edit_unit(unit_id: int):  # type: ignore[no-untyped-def]
 # --- positions -----------------------------------------------------------------------------
 
 
-def _position_form_page(form: PositionForm, position=None, status: int = 200):  # type: ignore[no-untyped-def]
+def _position_form_page(
+    form: PositionForm, position: Position | None = None, status: int = 200
+) -> ResponseReturnValue:
     actor = current_actor()
     form.unit_id.choices = _choices(services.unit_choices(actor))
     form.reports_to_id.choices = _choices(
@@ -121,7 +124,7 @@ def _position_form_page(form: PositionForm, position=None, status: int = 200):  
 
 @bp.route("/positions/new", methods=["GET", "POST"])
 @admin_required
-def new_position():  # type: ignore[no-untyped-def]
+def new_position() -> ResponseReturnValue:
     form = PositionForm()
     if request.method == "GET":
         form.unit_id.data = request.args.get("unit_id", type=int)
@@ -145,7 +148,7 @@ def new_position():  # type: ignore[no-untyped-def]
 
 @bp.route("/positions/<int:position_id>", methods=["GET", "POST"])
 @admin_required
-def edit_position(position_id: int):  # type: ignore[no-untyped-def]
+def edit_position(position_id: int) -> ResponseReturnValue:
     actor = current_actor()
     position = services.get_position(actor, position_id)
     form = PositionForm(obj=position)
@@ -173,7 +176,7 @@ def edit_position(position_id: int):  # type: ignore[no-untyped-def]
 # --- holdings ------------------------------------------------------------------------------
 
 
-def _holding_form_page(form: HoldingForm, status: int = 200):  # type: ignore[no-untyped-def]
+def _holding_form_page(form: HoldingForm, status: int = 200) -> ResponseReturnValue:
     actor = current_actor()
     form.member_id.choices = _choices(services.member_choices(actor))
     form.position_id.choices = _choices(services.position_choices(actor))
@@ -182,7 +185,7 @@ def _holding_form_page(form: HoldingForm, status: int = 200):  # type: ignore[no
 
 @bp.route("/holdings/new", methods=["GET", "POST"])
 @admin_required
-def new_holding():  # type: ignore[no-untyped-def]
+def new_holding() -> ResponseReturnValue:
     form = HoldingForm()
     if request.method == "GET":
         form.position_id.data = request.args.get("position_id", type=int)
@@ -208,7 +211,7 @@ def new_holding():  # type: ignore[no-untyped-def]
 
 @bp.post("/holdings/<int:holding_id>/end")
 @admin_required
-def end_holding(holding_id: int):  # type: ignore[no-untyped-def]
+def end_holding(holding_id: int) -> ResponseReturnValue:
     form = EndHoldingForm()
     if form.validate_on_submit():
         try:
@@ -229,9 +232,9 @@ def end_holding(holding_id: int):  # type: ignore[no-untyped-def]
 
 @bp.route("/import", methods=["GET", "POST"])
 @admin_required
-def import_csv():  # type: ignore[no-untyped-def]
+def import_csv() -> ResponseReturnValue:
     form = ImportForm()
-    context = {"form": form, "columns": csv_import.COLUMNS, "row_errors": [], "result": None}
+    context = {"form": form, "columns": csv_rows.COLUMNS, "row_errors": [], "result": None}
     if request.method == "GET":
         return render_template("orgchart/import.html", **context)
     if not form.validate_on_submit():
@@ -248,81 +251,3 @@ def import_csv():  # type: ignore[no-untyped-def]
         attach_error(form, error)
         return render_template("orgchart/import.html", **context), 422
     return render_template("orgchart/import.html", **context)
-
-
-# --- routing preview -----------------------------------------------------------------------
-
-
-def _gap_view(gap: Gap, preview: routing.RoutePreview) -> tuple[str, str | None]:
-    """A gap in plain words, and where to fix it."""
-    params = routing.preview_gap_params(gap, preview)
-    message = message_for(SimpleNamespace(code=f"gap_{gap.reason}", params=params))
-    fixes = {
-        GapReason.VACANT: ("orgchart.new_holding", {"position_id": gap.position_id}),
-        GapReason.POSITION_RETIRED: ("orgchart.edit_position", {"position_id": gap.position_id}),
-        GapReason.ABOVE_ROOT: ("orgchart.edit_position", {"position_id": gap.position_id}),
-        GapReason.NO_PRIMARY_POSITION: ("orgchart.new_holding", {"member_id": gap.member_id}),
-        GapReason.NO_UNIT_HEAD: ("orgchart.edit_unit", {"unit_id": gap.unit_id}),
-        GapReason.MEMBER_INACTIVE: ("members.member", {"member_id": gap.member_id}),
-        GapReason.ROLE_EMPTY: ("members.members", {}),
-        GapReason.ONLY_THE_REQUESTER: ("orgchart.chart", {}),
-        GapReason.NO_BAND: ("flows.flow", {"kind": preview.kind}),
-    }
-    endpoint, args = fixes.get(gap.reason, ("orgchart.chart", {}))
-    if any(value is None for value in args.values()):
-        endpoint, args = "orgchart.chart", {}
-    return message, url_for(endpoint, **args)
-
-
-@bp.get("/routing")
-@admin_required
-def routing_preview():  # type: ignore[no-untyped-def]
-    """Who would approve a document: the page, and (through htmx) its own update."""
-    actor = current_actor()
-    choices = routing.preview_choices(actor)
-    form = RoutePreviewForm(request.args)
-    form.kind.choices = [SelectChoice(f.kind, f.labels.text(actor.locale)) for f in choices.flows]
-    form.member_id.choices = [
-        NONE_CHOICE,
-        *(SelectChoice(str(m.id), f"{m.name} <{m.email}>") for m in choices.members),
-    ]
-    if not form.currency.data:
-        form.currency.data = choices.currency
-    preview, status = None, 200
-    # While the admin is still filling the form in, an update is not an error yet.
-    incomplete = request.headers.get("HX-Request") == "true" and not all(
-        request.args.get(name, "").strip() for name in ("kind", "member_id", "amount")
-    )
-    if request.args and not incomplete:
-        if form.validate():
-            try:
-                preview = routing.preview_route(
-                    actor,
-                    kind=form.kind.data,
-                    member_id=form.member_id.data,
-                    amount=form.amount_value,
-                    currency=form.currency.data,
-                    on=form.as_of.data,
-                )
-            except DomainError as error:
-                attach_error(form, error)
-                status = 422
-        else:
-            status = 422
-    describe = (lambda gap: _gap_view(gap, preview)) if preview else None
-    refs = None
-    if preview is not None:
-        refs = References(
-            preview.members, {i: f"{s.code} — {s.title}" for i, s in preview.seats.items()}
-        )
-    return (
-        render_template(
-            "orgchart/routing.html",
-            form=form,
-            preview=preview,
-            incomplete=incomplete,
-            describe_gap=describe,
-            refs=refs,
-        ),
-        status,
-    )

@@ -11,26 +11,15 @@ from dataclasses import replace
 import pytest
 
 from portal.accounts import services as accounts
-from portal.domain import graph_json
+from portal.domain import graph as graphs
 from portal.domain.graph import Grant, Grantee, GranteeKind
-from portal.flows import queries, services
-from portal.flows.views import GRAPH_SCHEMA
-from tests.factories import csrf_token_from
+from portal.flows import queries
+from portal.flows.services import drafts, publishing, transfer
+from portal.flows.services.listing import list_flows
+from portal.flows.views.schema import GRAPH_SCHEMA
+from tests.factories import sign_in
 
 FLOWS = "/o/acme-test/flows"
-
-
-def _sign_in(app, person):  # type: ignore[no-untyped-def]
-    """A second browser, signed in as ``person``; returns (client, CSRF token)."""
-    browser = app.test_client()
-    token = csrf_token_from(browser.get("/login").get_data(as_text=True))
-    response = browser.post(
-        "/login", data={"email": person.email, "password": person.password, "csrf_token": token}
-    )
-    assert response.status_code == 302
-    return browser, csrf_token_from(
-        browser.get("/orgs", follow_redirects=True).get_data(as_text=True)
-    )
 
 
 def _upload(client, url: str, token: str, body: bytes, revision: int | str | None = None):  # type: ignore[no-untyped-def]
@@ -53,21 +42,21 @@ def _violation_codes(html: str) -> list[str]:
 
 
 def _claim_document(actor) -> dict:  # type: ignore[no-untyped-def]
-    return json.loads(services.export_flow(actor, "expense_claim", version=1).body)
+    return json.loads(transfer.export_flow(actor, "expense_claim", version=1).body)
 
 
 def _save_without_grants(actor, kind: str = "expense_claim"):  # type: ignore[no-untyped-def]
-    graph = services.get_draft(actor, kind).graph
-    return services.save_draft(actor, kind, replace(graph, grants=()), revision=0)
+    graph = drafts.get_draft(actor, kind).graph
+    return drafts.save_draft(actor, kind, replace(graph, grants=()), revision=0)
 
 
 # --- the list ----------------------------------------------------------------------------
 
 
 def test_the_flows_list_shows_the_seeded_flows_to_an_admin(client, login, acme, globex):
-    services.import_draft(
+    transfer.import_draft(
         globex.admin.actor,
-        graph_json.dumps(
+        graphs.dumps(
             replace(
                 queries.current_version(globex.admin.actor, "leave_request").graph,
                 kind="globex_trips",
@@ -97,13 +86,13 @@ def test_the_flows_list_is_for_this_organizations_admins_only(
     login(acme.admin)
     assert client.get(f"{FLOWS}/").status_code == 200
 
-    member_browser, _ = _sign_in(app, mo)
+    member_browser, _ = sign_in(app, mo)
     assert member_browser.get(f"{FLOWS}/").status_code == 403
     assert member_browser.get(f"{FLOWS}/expense_claim/").status_code == 403
     assert member_browser.get(f"{FLOWS}/expense_claim/export.json?version=1").status_code == 403
     assert client.get("/o/globex-test/flows/").status_code == 404
     assert client.get("/o/no-such-org/flows/").status_code == 404
-    gus_browser, _ = _sign_in(app, globex.admin)
+    gus_browser, _ = sign_in(app, globex.admin)
     assert gus_browser.get(f"{FLOWS}/").status_code == 404
     assert gus_browser.get(f"{FLOWS}/expense_claim/export.json?version=1").status_code == 404
 
@@ -115,8 +104,8 @@ def test_the_flows_list_warns_about_grants_that_can_no_longer_resolve(
     bob = make_member(acme.org, "Bob Builder")
     leave = queries.current_version(admin, "leave_request").graph
     bobs = Grant(state="approved", grantee=Grantee(kind=GranteeKind.MEMBER, member=bob.member_id))
-    draft = services.save_draft(admin, "leave_request", replace(leave, grants=(bobs,)), revision=0)
-    services.publish_draft(admin, "leave_request", revision=draft.revision)
+    draft = drafts.save_draft(admin, "leave_request", replace(leave, grants=(bobs,)), revision=0)
+    publishing.publish_draft(admin, "leave_request", revision=draft.revision)
     login(acme.admin)
     assert 'data-testid="readiness"' not in client.get(f"{FLOWS}/").get_data(as_text=True)
 
@@ -153,8 +142,8 @@ def test_a_flow_page_shows_its_states_transitions_and_versions(client, login, ac
 def test_an_unknown_or_another_organizations_kind_has_no_page(client, login, acme, globex):
     gus = globex.admin.actor
     travel = replace(queries.current_version(gus, "leave_request").graph, kind="travel_request")
-    services.import_draft(gus, graph_json.dumps(travel))
-    assert services.get_draft(gus, "travel_request").revision == 1
+    transfer.import_draft(gus, graphs.dumps(travel))
+    assert drafts.get_draft(gus, "travel_request").revision == 1
     login(acme.admin)
     assert client.get(f"{FLOWS}/leave_request/").status_code == 200
 
@@ -174,11 +163,11 @@ def test_a_draft_naming_another_organizations_people_shows_no_name_of_theirs(
         grant = Grant(state="approved", grantee=Grantee(kind=GranteeKind.MEMBER, member=member_id))
         return replace(leave, grants=(grant,))
 
-    services.save_draft(admin, "leave_request", naming(bob.member_id), revision=0)
+    drafts.save_draft(admin, "leave_request", naming(bob.member_id), revision=0)
     login(acme.admin)
     assert "Bob Builder" in client.get(f"{FLOWS}/leave_request/").get_data(as_text=True)
 
-    services.save_draft(admin, "leave_request", naming(globex.admin.member_id), revision=1)
+    drafts.save_draft(admin, "leave_request", naming(globex.admin.member_id), revision=1)
 
     html = client.get(f"{FLOWS}/leave_request/").get_data(as_text=True)
     assert "Gus Globex" not in html
@@ -202,9 +191,9 @@ def test_uploading_a_flow_creates_its_draft_and_opens_it(client, login, acme, gl
     page = client.get(response.headers["Location"]).get_data(as_text=True)
     assert "Imported as draft revision 1. It is ready to publish." in page
     assert "Uploaded claims" in page
-    draft = services.get_draft(admin, "expense_claim")
+    draft = drafts.get_draft(admin, "expense_claim")
     assert (draft.revision, draft.graph.labels["en"]) == (1, "Uploaded claims")
-    assert services.get_draft(globex.admin.actor, "expense_claim").revision == 0
+    assert drafts.get_draft(globex.admin.actor, "expense_claim").revision == 0
 
 
 def test_uploading_a_new_kind_starts_a_flow_that_was_never_published(client, login, acme, globex):
@@ -212,7 +201,7 @@ def test_uploading_a_new_kind_starts_a_flow_that_was_never_published(client, log
     travel = replace(queries.current_version(admin, "leave_request").graph, kind="travel_request")
     token = login(acme.admin)
 
-    response = _upload(client, f"{FLOWS}/import", token, graph_json.dumps(travel).encode())
+    response = _upload(client, f"{FLOWS}/import", token, graphs.dumps(travel).encode())
 
     assert response.status_code == 302
     assert response.headers["Location"].endswith(f"{FLOWS}/travel_request/")
@@ -227,7 +216,7 @@ def test_uploading_a_new_kind_starts_a_flow_that_was_never_published(client, log
     assert row, "the new kind is not listed"
     assert "never published" in row.group(0)
     assert "revision 1" in row.group(0)
-    assert "travel_request" not in {f.kind for f in services.list_flows(globex.admin.actor)}
+    assert "travel_request" not in {f.kind for f in list_flows(globex.admin.actor)}
 
 
 def test_uploading_a_second_draft_of_a_kind_is_refused_beside_the_file(client, login, acme):
@@ -239,7 +228,7 @@ def test_uploading_a_second_draft_of_a_kind_is_refused_beside_the_file(client, l
 
     assert again.status_code == 422
     assert "There is already a draft of expense_claim" in _field_error(again.get_data(as_text=True))
-    assert services.get_draft(acme.admin.actor, "expense_claim").revision == 1
+    assert drafts.get_draft(acme.admin.actor, "expense_claim").revision == 1
 
 
 @pytest.mark.parametrize(
@@ -276,7 +265,7 @@ def test_an_upload_that_is_not_a_flow_is_refused_beside_the_file_field(
 
     assert refused.status_code == 422
     assert message in _field_error(refused.get_data(as_text=True))
-    assert [f.draft_revision for f in services.list_flows(acme.admin.actor)] == [None] * 3
+    assert [f.draft_revision for f in list_flows(acme.admin.actor)] == [None] * 3
 
 
 def test_a_misshapen_upload_names_the_path_of_the_problem(client, login, acme, globex):
@@ -285,7 +274,7 @@ def test_a_misshapen_upload_names_the_path_of_the_problem(client, login, acme, g
     token = login(acme.admin)
     ok = _upload(client, f"{FLOWS}/expense_claim/import", token, json.dumps(document).encode(), 0)
     assert ok.status_code == 302
-    services.discard_draft(admin, "expense_claim", revision=1)
+    drafts.discard_draft(admin, "expense_claim", revision=1)
 
     cases = [
         ("transitions", 3, "gate", 7, "transitions[3].gate should be a JSON string."),
@@ -301,7 +290,7 @@ def test_a_misshapen_upload_names_the_path_of_the_problem(client, login, acme, g
 
         assert refused.status_code == 422, message
         assert message in _field_error(refused.get_data(as_text=True))
-    assert services.get_draft(admin, "expense_claim").revision == 0
+    assert drafts.get_draft(admin, "expense_claim").revision == 0
 
 
 def test_a_label_no_page_could_print_is_refused_and_the_flow_page_still_opens(
@@ -323,11 +312,11 @@ def test_a_label_no_page_could_print_is_refused_and_the_flow_page_still_opens(
     assert _field_error(refused.get_data(as_text=True)) == "The file is not UTF-8 text."
     assert client.get(f"{FLOWS}/expense_claim/").status_code == 200
     assert client.get(f"{FLOWS}/").status_code == 200
-    assert services.get_draft(acme.admin.actor, "expense_claim").graph.labels["en"] == "Claims ✓"
+    assert drafts.get_draft(acme.admin.actor, "expense_claim").graph.labels["en"] == "Claims ✓"
 
 
 def test_importing_another_kind_over_a_flow_is_refused(client, login, acme, globex):
-    leave = services.export_flow(acme.admin.actor, "leave_request", version=1).body.encode()
+    leave = transfer.export_flow(acme.admin.actor, "leave_request", version=1).body.encode()
     token = login(acme.admin)
     assert _upload(client, f"{FLOWS}/leave_request/import", token, leave, 0).status_code == 302
 
@@ -337,7 +326,7 @@ def test_importing_another_kind_over_a_flow_is_refused(client, login, acme, glob
     assert _field_error(refused.get_data(as_text=True)) == (
         "This file describes the flow “leave_request”, not “expense_claim”."
     )
-    assert services.get_draft(acme.admin.actor, "expense_claim").revision == 0
+    assert drafts.get_draft(acme.admin.actor, "expense_claim").revision == 0
 
 
 def test_importing_over_a_draft_someone_saved_since_is_a_conflict(client, login, acme, globex):
@@ -351,7 +340,7 @@ def test_importing_over_a_draft_someone_saved_since_is_a_conflict(client, login,
 
     assert stale.status_code == 409
     assert "Someone saved this draft after you opened it" in stale.get_data(as_text=True)
-    assert services.get_draft(admin, "expense_claim").revision == 2
+    assert drafts.get_draft(admin, "expense_claim").revision == 2
 
 
 # --- publish and discard -----------------------------------------------------------------
@@ -359,8 +348,8 @@ def test_importing_over_a_draft_someone_saved_since_is_a_conflict(client, login,
 
 def test_publishing_the_draft_lists_the_new_version(client, login, acme, globex):
     admin = acme.admin.actor
-    graph = services.get_draft(admin, "expense_claim").graph
-    services.save_draft(admin, "expense_claim", graph, revision=0)
+    graph = drafts.get_draft(admin, "expense_claim").graph
+    drafts.save_draft(admin, "expense_claim", graph, revision=0)
     token = login(acme.admin)
     assert "Publish as version 2" in client.get(f"{FLOWS}/expense_claim/").get_data(as_text=True)
 
@@ -391,7 +380,7 @@ def test_publishing_an_invalid_draft_shows_every_violation(client, login, acme, 
     assert "The flow cannot be published" in html
     assert set(_violation_codes(html)) == {"gate_without_grant"}
     assert "transitions[1].gate" in html
-    assert services.get_draft(admin, "expense_claim").revision == 1
+    assert drafts.get_draft(admin, "expense_claim").revision == 1
     assert queries.current_version(admin, "expense_claim").version == 1
 
 
@@ -400,15 +389,15 @@ def test_a_page_opened_before_a_colleagues_import_cannot_publish(
 ):
     admin = acme.admin.actor
     colleague = make_member(acme.org, "Carla Colleague", roles=("admin",))
-    services.save_draft(
-        admin, "expense_claim", services.get_draft(admin, "expense_claim").graph, revision=0
+    drafts.save_draft(
+        admin, "expense_claim", drafts.get_draft(admin, "expense_claim").graph, revision=0
     )
     token = login(acme.admin)
     page = client.get(f"{FLOWS}/expense_claim/").get_data(as_text=True)
     seen = re.search(r'name="revision" value="(\d+)"', page)
     assert seen and seen.group(1) == "1"
 
-    other, other_token = _sign_in(app, colleague)
+    other, other_token = sign_in(app, colleague)
     document = _claim_document(admin)
     document["labels"]["en"] = "Carla's claims"
     body = json.dumps(document).encode()
@@ -424,14 +413,14 @@ def test_a_page_opened_before_a_colleagues_import_cannot_publish(
     # The answer is the flow page as it is now, with the colleague's draft on it.
     assert "Carla&#39;s claims" in html
     assert queries.current_version(admin, "expense_claim").version == 1
-    assert services.get_draft(admin, "expense_claim").graph.labels["en"] == "Carla's claims"
+    assert drafts.get_draft(admin, "expense_claim").graph.labels["en"] == "Carla's claims"
 
 
 def test_publishing_a_stale_revision_is_a_conflict(client, login, acme, globex):
     admin = acme.admin.actor
-    graph = services.get_draft(admin, "expense_claim").graph
-    services.save_draft(admin, "expense_claim", graph, revision=0)
-    services.save_draft(admin, "expense_claim", graph, revision=1)
+    graph = drafts.get_draft(admin, "expense_claim").graph
+    drafts.save_draft(admin, "expense_claim", graph, revision=0)
+    drafts.save_draft(admin, "expense_claim", graph, revision=1)
     token = login(acme.admin)
 
     stale = client.post(
@@ -464,7 +453,7 @@ def test_discarding_the_draft_goes_back_to_the_current_version(client, login, ac
     html = client.get(discarded.headers["Location"]).get_data(as_text=True)
     assert "The draft was discarded." in html
     assert "No draft. Below is version 1, the current one." in html
-    assert services.get_draft(globex.admin.actor, "expense_claim").revision == 1
+    assert drafts.get_draft(globex.admin.actor, "expense_claim").revision == 1
 
 
 def test_a_post_without_a_revision_changes_nothing(client, login, acme, globex):
@@ -478,7 +467,7 @@ def test_a_post_without_a_revision_changes_nothing(client, login, acme, globex):
                 f"{FLOWS}/expense_claim/{action}", data={"revision": revision, "csrf_token": token}
             )
             assert refused.status_code == 422, (action, revision)
-    assert services.get_draft(admin, "expense_claim").revision == 1
+    assert drafts.get_draft(admin, "expense_claim").revision == 1
 
 
 def test_posts_without_a_csrf_token_are_refused(client, login, acme, globex):
@@ -495,15 +484,15 @@ def test_posts_without_a_csrf_token_are_refused(client, login, acme, globex):
     ):
         refused = client.post(url, data=data, content_type="multipart/form-data")
         assert refused.status_code == 400, url
-    assert services.get_draft(admin, "expense_claim").revision == 1
+    assert drafts.get_draft(admin, "expense_claim").revision == 1
 
 
 def test_a_non_admin_cannot_publish_or_discard(app, client, login, acme, globex, make_member):
     admin = acme.admin.actor
-    graph = services.get_draft(admin, "expense_claim").graph
-    services.save_draft(admin, "expense_claim", graph, revision=0)
-    services.save_draft(
-        admin, "leave_request", services.get_draft(admin, "leave_request").graph, revision=0
+    graph = drafts.get_draft(admin, "expense_claim").graph
+    drafts.save_draft(admin, "expense_claim", graph, revision=0)
+    drafts.save_draft(
+        admin, "leave_request", drafts.get_draft(admin, "leave_request").graph, revision=0
     )
     token = login(acme.admin)
     assert (
@@ -513,13 +502,13 @@ def test_a_non_admin_cannot_publish_or_discard(app, client, login, acme, globex,
         == 302
     )
 
-    browser, member_token = _sign_in(app, make_member(acme.org, "Mo Member"))
+    browser, member_token = sign_in(app, make_member(acme.org, "Mo Member"))
     for action in ("publish", "discard"):
         refused = browser.post(
             f"{FLOWS}/expense_claim/{action}", data={"revision": "1", "csrf_token": member_token}
         )
         assert refused.status_code == 403
-    assert services.get_draft(admin, "expense_claim").revision == 1
+    assert drafts.get_draft(admin, "expense_claim").revision == 1
 
 
 # --- export ------------------------------------------------------------------------------
@@ -536,7 +525,7 @@ def test_a_version_downloads_as_a_json_attachment(client, login, acme, globex):
     assert response.headers["Content-Disposition"] == (
         'attachment; filename="expense_claim-v1.json"'
     )
-    exported = graph_json.loads(response.get_data())
+    exported = graphs.loads(response.get_data())
     assert exported == queries.get_version(admin, "expense_claim", 1).graph
     assert client.get(f"{FLOWS}/expense_claim/export.json?version=7").status_code == 404
 
@@ -548,14 +537,14 @@ def test_an_export_without_a_version_gives_the_draft_else_the_current_version(
     login(acme.admin)
     current = client.get(f"{FLOWS}/expense_claim/export.json")
     assert current.status_code == 200
-    assert graph_json.loads(current.get_data()).grants != ()
+    assert graphs.loads(current.get_data()).grants != ()
 
     _save_without_grants(admin)
 
     drafted = client.get(f"{FLOWS}/expense_claim/export.json")
     assert drafted.status_code == 200
     assert drafted.headers["Content-Disposition"].startswith("attachment;")
-    assert graph_json.loads(drafted.get_data()).grants == ()
+    assert graphs.loads(drafted.get_data()).grants == ()
     assert client.get(f"{FLOWS}/no_such_kind/export.json").status_code == 404
 
 
@@ -593,7 +582,7 @@ def test_forged_kinds_and_numbers_are_refused_not_crashed_on(client, login, acme
         f"{FLOWS}/expense_claim/publish", data={"revision": huge, "csrf_token": token}
     )
     assert published.status_code == 409
-    assert services.get_draft(admin, "expense_claim").revision == 1
+    assert drafts.get_draft(admin, "expense_claim").revision == 1
 
 
 # --- the JSON schema ---------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 from flask_babel import force_locale
 
 from portal.domain.graph import Grant, Grantee, GranteeKind
-from portal.flows.wording import grant_words, grantee_words
+from portal.flows.wording.grants import grant_words, grantee_words
 
 
 @dataclass(frozen=True)

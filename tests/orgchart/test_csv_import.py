@@ -12,6 +12,7 @@ from portal.core.security import verify_password
 from portal.domain.errors import DomainError, Forbidden, RowErrors
 from portal.orgchart import services
 from portal.orgchart.csv_import import import_csv
+from tests.factories import retire_position
 
 UNITS = b"""code,name,parent_code
 HQ,Head office,
@@ -54,15 +55,7 @@ def _bad_rows(actor, kind: str, data: bytes) -> RowErrors:  # type: ignore[no-un
 
 def _retire(actor, code: str) -> None:  # type: ignore[no-untyped-def]
     [seat] = [p for p in services.get_chart(actor).positions.values() if p.code == code]
-    services.update_position(
-        actor,
-        seat.id,
-        code=seat.code,
-        title=seat.title,
-        unit_id=seat.unit_id,
-        reports_to_id=seat.reports_to_id,
-        active=False,
-    )
+    retire_position(actor, seat.id)
 
 
 def _import_structure(actor) -> None:  # type: ignore[no-untyped-def]

@@ -33,10 +33,11 @@ from portal.domain.graph import Grant, Grantee, GranteeKind, OnVacancy
 from portal.domain.resolution import Gap, GapReason, Resolution
 from portal.flows import queries as flow_queries
 from portal.flows import seeded
-from portal.flows import services as flows
+from portal.flows.services import drafts, publishing, route_preview
 from portal.orgchart import routing, services
 from portal.orgchart.models import HoldingKind
 from portal.orgchart.queries import load_chart
+from tests.factories import retire_position
 
 VALID_FROM = date(2025, 1, 1)
 
@@ -81,19 +82,6 @@ def _make_head(actor, unit_id: int, head_position_id: int | None) -> None:  # ty
         name=unit.name,
         parent_id=unit.parent_id,
         head_position_id=head_position_id,
-    )
-
-
-def _retire(actor, position_id: int) -> None:  # type: ignore[no-untyped-def]
-    seat = services.get_position(actor, position_id)
-    services.update_position(
-        actor,
-        seat.id,
-        code=seat.code,
-        title=seat.title,
-        unit_id=seat.unit_id,
-        reports_to_id=seat.reports_to_id,
-        active=False,
     )
 
 
@@ -345,7 +333,7 @@ def test_a_retired_seat_resolves_to_nobody_even_with_holders(acme, chart):
     assert _found(_resolve(admin, lead_seat, chart.cora))[0] == (chart.lee,)
     assert _found(_resolve(admin, superior, chart.sam))[0] == (chart.lee,)
 
-    _retire(admin, chart.lead)
+    retire_position(admin, chart.lead)
 
     retired = Gap(GapReason.POSITION_RETIRED, position_id=chart.lead)
     assert _gap(_resolve(admin, lead_seat, chart.cora)) == retired
@@ -530,7 +518,7 @@ def test_retiring_the_superiors_seat_strands_the_purchase_naming_the_seat(acme, 
     admin = acme.admin.actor
     assert routing.route_document(admin, purchase, chart.sam, Decimal("9999.99")).routable
 
-    _retire(admin, chart.lead)
+    retire_position(admin, chart.lead)
 
     route = routing.route_document(admin, purchase, chart.sam, Decimal("9999.99"))
     assert not route.routable
@@ -546,7 +534,7 @@ def test_retiring_the_superiors_seat_strands_the_purchase_naming_the_seat(acme, 
 
 def test_a_gap_only_above_the_amount_is_reported_apart_and_does_not_stop_it(acme, chart, purchase):
     admin = acme.admin.actor
-    _retire(admin, chart.head)  # the unit head's seat: only purchases from 10000.00 need it
+    retire_position(admin, chart.head)  # the unit head's seat: only purchases from 10000.00 need it
 
     small = routing.route_document(admin, purchase, chart.sam, Decimal("9999.99"))
     assert small.routable
@@ -597,7 +585,7 @@ def test_the_preview_answers_for_every_seeded_flow(acme, chart):
         seeded.LEAVE_REQUEST: [("approved", (chart.lee,))],
     }
     for kind, steps in expected.items():
-        preview = routing.preview_route(
+        preview = route_preview.preview_route(
             admin, kind=kind, member_id=chart.sam, amount=Decimal("120.50"), currency="USD"
         )
         assert (preview.kind, preview.version, preview.currency) == (kind, 1, "USD")
@@ -607,7 +595,7 @@ def test_the_preview_answers_for_every_seeded_flow(acme, chart):
 
 
 def test_the_preview_names_the_people_and_seats_on_the_route(acme, chart):
-    preview = routing.preview_route(
+    preview = route_preview.preview_route(
         acme.admin.actor,
         kind=seeded.PURCHASE_REQUEST,
         member_id=chart.sam,
@@ -637,9 +625,9 @@ def test_the_preview_names_the_people_and_seats_on_the_route(acme, chart):
 def test_the_preview_routes_as_of_the_day_asked(acme, chart):
     admin = acme.admin.actor
     kw = {"kind": seeded.LEAVE_REQUEST, "member_id": chart.sam, "amount": Decimal("0")}
-    assert routing.preview_route(admin, **kw).route.steps[0].eligible == (chart.lee,)
+    assert route_preview.preview_route(admin, **kw).route.steps[0].eligible == (chart.lee,)
 
-    before = routing.preview_route(admin, on=VALID_FROM - timedelta(days=1), **kw)
+    before = route_preview.preview_route(admin, on=VALID_FROM - timedelta(days=1), **kw)
 
     assert before.route.day == VALID_FROM - timedelta(days=1)
     assert before.route.first_gap()[1] == Gap(  # type: ignore[index]
@@ -653,7 +641,7 @@ def test_the_preview_says_what_would_strand_a_document(acme, chart):
     _make_head(admin, chart.ops_unit, None)
     _make_head(admin, chart.exec_unit, None)
 
-    preview = routing.preview_route(
+    preview = route_preview.preview_route(
         admin, kind=seeded.PURCHASE_REQUEST, member_id=chart.sam, amount=Decimal("500")
     )
 
@@ -661,7 +649,7 @@ def test_the_preview_says_what_would_strand_a_document(acme, chart):
     no_head = Gap(GapReason.NO_UNIT_HEAD, unit_id=chart.ops_unit)
     assert preview.route.steps[0].other_gaps == (no_head,)
     assert preview.units == {chart.ops_unit: "Operations"}
-    stranded = routing.preview_route(
+    stranded = route_preview.preview_route(
         admin, kind=seeded.PURCHASE_REQUEST, member_id=chart.sam, amount=Decimal("10000")
     )
     assert stranded.route.first_gap()[1] == no_head  # type: ignore[index]
@@ -671,7 +659,7 @@ def test_the_preview_refuses_amounts_that_are_not_money(acme, chart):
     admin = acme.admin.actor
 
     def preview(amount: str):  # type: ignore[no-untyped-def]
-        return routing.preview_route(
+        return route_preview.preview_route(
             admin, kind=seeded.PURCHASE_REQUEST, member_id=chart.sam, amount=Decimal(amount)
         )
 
@@ -693,9 +681,9 @@ def test_the_preview_refuses_amounts_that_are_not_money(acme, chart):
 def test_the_preview_refuses_a_foreign_currency(acme, chart):
     admin = acme.admin.actor
     kw = {"kind": seeded.PURCHASE_REQUEST, "member_id": chart.sam, "amount": Decimal("10")}
-    assert routing.preview_route(admin, currency="usd", **kw).currency == "USD"
+    assert route_preview.preview_route(admin, currency="usd", **kw).currency == "USD"
 
-    error = _refusal(routing.preview_route, admin, currency="EUR", **kw)
+    error = _refusal(route_preview.preview_route, admin, currency="EUR", **kw)
     assert (error.code, error.field, error.params) == (
         "amount_currency_mismatch",
         "currency",
@@ -706,21 +694,23 @@ def test_the_preview_refuses_a_foreign_currency(acme, chart):
 def test_the_preview_refuses_an_unknown_or_another_orgs_requester(acme, globex, chart):
     admin = acme.admin.actor
     kw = {"kind": seeded.LEAVE_REQUEST, "amount": Decimal("0")}
-    assert routing.preview_route(globex.admin.actor, member_id=chart.glen, **kw).route.routable
+    assert route_preview.preview_route(
+        globex.admin.actor, member_id=chart.glen, **kw
+    ).route.routable
 
     for stranger in (chart.glen, chart.gina, 2**31 - 1):
-        error = _refusal(routing.preview_route, admin, member_id=stranger, **kw)
+        error = _refusal(route_preview.preview_route, admin, member_id=stranger, **kw)
         assert (error.code, error.field, error.params) == ("unknown_requester", "member_id", {})
 
 
 def test_the_preview_refuses_an_inactive_requester(acme, chart):
     admin = acme.admin.actor
     kw = {"kind": seeded.LEAVE_REQUEST, "amount": Decimal("0"), "member_id": chart.cal}
-    assert routing.preview_route(admin, **kw).requester_name == "Cal Crew"
+    assert route_preview.preview_route(admin, **kw).requester_name == "Cal Crew"
 
     accounts.deactivate_member(admin, chart.cal)
 
-    error = _refusal(routing.preview_route, admin, **kw)
+    error = _refusal(route_preview.preview_route, admin, **kw)
     assert (error.code, error.field, error.params) == (
         "member_inactive",
         "member_id",
@@ -731,23 +721,23 @@ def test_the_preview_refuses_an_inactive_requester(acme, chart):
 def test_the_preview_refuses_a_kind_with_no_published_version(acme, chart):
     admin = acme.admin.actor
     draft = replace(seeded.leave_request("USD"), kind="travel_request")
-    flows.save_draft(admin, "travel_request", draft, revision=0)
+    drafts.save_draft(admin, "travel_request", draft, revision=0)
     kw = {"member_id": chart.sam, "amount": Decimal("0")}
-    assert routing.preview_route(admin, kind=seeded.LEAVE_REQUEST, **kw).version == 1
+    assert route_preview.preview_route(admin, kind=seeded.LEAVE_REQUEST, **kw).version == 1
 
     for kind in ("travel_request", "no_such_kind", "Not A Kind!"):
-        error = _refusal(routing.preview_route, admin, kind=kind, **kw)
+        error = _refusal(route_preview.preview_route, admin, kind=kind, **kw)
         assert (error.code, error.field) == ("unknown_flow", "kind")
 
 
 def test_only_an_admin_may_preview(acme, make_member, chart):
     sam = make_member(acme.org, "Sid Staff").actor
     kw = {"kind": seeded.LEAVE_REQUEST, "member_id": chart.sam, "amount": Decimal("0")}
-    assert routing.preview_route(acme.admin.actor, **kw).route.routable
+    assert route_preview.preview_route(acme.admin.actor, **kw).route.routable
 
     for call in (
-        lambda: routing.preview_route(sam, **kw),
-        lambda: routing.preview_choices(sam),
+        lambda: route_preview.preview_route(sam, **kw),
+        lambda: route_preview.preview_choices(sam),
     ):
         with pytest.raises(Forbidden) as caught:
             call()
@@ -757,22 +747,22 @@ def test_only_an_admin_may_preview(acme, make_member, chart):
 def test_the_preview_offers_this_orgs_published_flows_and_active_members(acme, globex, chart):
     admin, gus = acme.admin.actor, globex.admin.actor
     # A kind only drafted here, and one globex has published, are not on offer.
-    flows.save_draft(
+    drafts.save_draft(
         admin,
         "travel_request",
         replace(seeded.leave_request("USD"), kind="travel_request"),
         revision=0,
     )
-    theirs = flows.save_draft(
+    theirs = drafts.save_draft(
         gus, "visit_request", replace(seeded.leave_request("USD"), kind="visit_request"), revision=0
     )
-    flows.publish_draft(gus, "visit_request", revision=theirs.revision)
+    publishing.publish_draft(gus, "visit_request", revision=theirs.revision)
     # A second version of leave requests is what the preview runs.
-    leave = flows.save_draft(admin, seeded.LEAVE_REQUEST, seeded.leave_request("USD"), revision=0)
-    flows.publish_draft(admin, seeded.LEAVE_REQUEST, revision=leave.revision)
+    leave = drafts.save_draft(admin, seeded.LEAVE_REQUEST, seeded.leave_request("USD"), revision=0)
+    publishing.publish_draft(admin, seeded.LEAVE_REQUEST, revision=leave.revision)
     accounts.deactivate_member(admin, chart.cal)
 
-    choices = routing.preview_choices(admin)
+    choices = route_preview.preview_choices(admin)
 
     assert [(f.kind, f.version) for f in choices.flows] == [
         (seeded.EXPENSE_CLAIM, 1),
@@ -789,14 +779,14 @@ def test_the_preview_offers_this_orgs_published_flows_and_active_members(acme, g
     ]
     assert choices.members[0].id == acme.admin.member_id
     assert choices.currency == "USD"
-    assert [f.kind for f in routing.preview_choices(gus).flows] == [
+    assert [f.kind for f in route_preview.preview_choices(gus).flows] == [
         seeded.EXPENSE_CLAIM,
         seeded.LEAVE_REQUEST,
         seeded.PURCHASE_REQUEST,
         "visit_request",
     ]
     assert (
-        routing.preview_route(
+        route_preview.preview_route(
             admin, kind=seeded.LEAVE_REQUEST, member_id=chart.sam, amount=Decimal("0")
         ).version
         == 2

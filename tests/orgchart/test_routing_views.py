@@ -21,7 +21,7 @@ import pytest
 
 from portal.flows import seeded
 from portal.orgchart import services
-from tests.factories import csrf_token_from
+from tests.factories import retire_position, sign_in
 
 PAGE = "/o/acme-test/admin/chart/routing"
 CHART = "/o/acme-test/admin/chart"
@@ -150,17 +150,6 @@ def _inline_error(html: str, field: str) -> str:
     return html_lib.unescape(match.group(1))
 
 
-def _sign_in(app, person):  # type: ignore[no-untyped-def]
-    """A second browser, signed in as ``person``."""
-    browser = app.test_client()
-    token = csrf_token_from(browser.get("/login").get_data(as_text=True))
-    response = browser.post(
-        "/login", data={"email": person.email, "password": person.password, "csrf_token": token}
-    )
-    assert response.status_code == 302
-    return browser
-
-
 # --- who may see it ----------------------------------------------------------------------------
 
 
@@ -170,11 +159,11 @@ def test_the_page_is_for_acmes_admins_only(app, client, login, acme, globex, mak
     chart_page = client.get(f"{CHART}/").get_data(as_text=True)
     assert re.search(rf'<a class="button" href="{PAGE}">Who would approve\?</a>', chart_page)
 
-    member = _sign_in(app, make_member(acme.org, "Mo Member"))
+    member, _ = sign_in(app, make_member(acme.org, "Mo Member"))
     assert member.get(PAGE).status_code == 403
     assert member.get(PAGE, query_string=_query(chart)).status_code == 403
 
-    outsider = _sign_in(app, globex.admin)
+    outsider, _ = sign_in(app, globex.admin)
     assert outsider.get(PAGE).status_code == 404
     assert outsider.get(PAGE, query_string=_query(chart)).status_code == 404
     assert client.get("/o/globex-test/admin/chart/routing").status_code == 404
@@ -419,15 +408,7 @@ def test_a_retired_superior_seat_strands_the_route_with_a_link_to_that_seat(
     client, login, acme, chart
 ):
     admin = acme.admin.actor
-    services.update_position(
-        admin,
-        chart.lead,
-        code="LEAD",
-        title="Team lead",
-        unit_id=chart.unit,
-        reports_to_id=chart.head,
-        active=False,
-    )
+    retire_position(admin, chart.lead)
     login(acme.admin)
 
     page = client.get(PAGE, query_string=_query(chart, amount="500"))

@@ -7,22 +7,9 @@ import re
 from datetime import date
 
 from portal.orgchart import services
-from tests.factories import csrf_token_from
+from tests.factories import retire_position, sign_in
 
 CHART = "/o/acme-test/admin/chart"
-
-
-def _sign_in(app, person):  # type: ignore[no-untyped-def]
-    """A second browser, signed in as ``person``; returns (client, CSRF token)."""
-    browser = app.test_client()
-    token = csrf_token_from(browser.get("/login").get_data(as_text=True))
-    response = browser.post(
-        "/login", data={"email": person.email, "password": person.password, "csrf_token": token}
-    )
-    assert response.status_code == 302
-    return browser, csrf_token_from(
-        browser.get("/orgs", follow_redirects=True).get_data(as_text=True)
-    )
 
 
 def _error_rows(html: str) -> list[tuple[str, str]]:
@@ -44,7 +31,7 @@ def test_the_chart_page_is_for_admins_only(app, client, login, acme, globex, mak
     assert "Finance" in html
     assert "Globex operations" not in html
 
-    member_browser, _ = _sign_in(app, mo)
+    member_browser, _ = sign_in(app, mo)
     assert member_browser.get(f"{CHART}/").status_code == 403
     assert member_browser.get(f"{CHART}/units/new").status_code == 403
 
@@ -57,7 +44,7 @@ def test_a_non_admin_cannot_post_a_new_unit(app, client, login, acme, make_membe
     )
     assert created.status_code == 302
 
-    member_browser, member_token = _sign_in(app, mo)
+    member_browser, member_token = sign_in(app, mo)
     refused = member_browser.post(
         f"{CHART}/units/new", data={"code": "OPS", "name": "Ops", "csrf_token": member_token}
     )
@@ -240,15 +227,7 @@ def test_a_units_head_is_chosen_among_its_own_active_seats_only(client, login, a
         admin, code="CFO", title="Chief financial officer", unit_id=fin.id
     )
     old = services.create_position(admin, code="OLD", title="Retired seat", unit_id=fin.id)
-    services.update_position(
-        admin,
-        old.id,
-        code="OLD",
-        title="Retired seat",
-        unit_id=fin.id,
-        reports_to_id=None,
-        active=False,
-    )
+    retire_position(admin, old.id)
     services.create_position(admin, code="COO", title="Chief operating officer", unit_id=ops.id)
     login(acme.admin)
 

@@ -1,6 +1,7 @@
 """A grant in the reader's words: who decides, from which amount, what happens when the
 seat is empty. One wording for the flow page, the route preview and the editor's
-publish summary; names of members and seats come from the org chart (``References``)."""
+publish summary; names of members and seats come from the org chart
+(``services.references``)."""
 
 from __future__ import annotations
 

@@ -1,206 +1,32 @@
-"""Editing and reading the org chart. One unit of work per call; admins only for edits."""
+"""Editing the org chart: units, positions (seats) and who holds them when. Admins only;
+one unit of work per call."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import date
+from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.accounts.models import Membership, User
+from portal.accounts.queries import member_entry_in
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, require_admin
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.naming import normalise_code, normalise_name
-from portal.domain.orgchart import cycle_members, would_form_cycle
+from portal.domain.orgchart import would_form_cycle
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
 
-# --- reading ---------------------------------------------------------------------------
+Loaded = TypeVar("Loaded", OrgUnit, Position, PositionHolding)
 
 
-@dataclass(frozen=True)
-class HolderView:
-    holding_id: int
-    member_id: int
-    name: str
-    kind: str
-    valid_from: date
-    valid_to: date | None
-    member_active: bool
-
-
-@dataclass
-class PositionView:
-    id: int
-    code: str
-    title: str
-    unit_id: int
-    reports_to_id: int | None
-    active: bool
-    holders: list[HolderView] = field(default_factory=list)
-
-    @property
-    def vacant(self) -> bool:
-        return self.active and not any(h.member_active for h in self.holders)
-
-
-@dataclass
-class UnitView:
-    id: int
-    code: str
-    name: str
-    parent_id: int | None
-    head_position_id: int | None
-    depth: int = 0
-    positions: list[PositionView] = field(default_factory=list)
-
-
-@dataclass
-class ChartView:
-    """The chart as of one day, ready to render; health flags computed once here."""
-
-    as_of: date
-    units: list[UnitView]
-    positions: dict[int, PositionView]
-    members_without_primary: list[tuple[int, str]]
-    positions_on_cycle: set[int]
-
-    @property
-    def units_without_head(self) -> list[UnitView]:
-        return [u for u in self.units if u.head_position_id is None]
-
-    @property
-    def vacant_positions(self) -> list[PositionView]:
-        return [p for p in self.positions.values() if p.vacant]
-
-
-def _tree_order(units: list[OrgUnit]) -> list[UnitView]:
-    children: dict[int | None, list[OrgUnit]] = {}
-    ids = {u.id for u in units}
-    for unit in sorted(units, key=lambda u: u.code.lower()):
-        parent = unit.parent_id if unit.parent_id in ids else None
-        children.setdefault(parent, []).append(unit)
-    ordered: list[UnitView] = []
-    seen: set[int] = set()
-
-    def walk(parent: int | None, depth: int) -> None:
-        for unit in children.get(parent, []):
-            if unit.id in seen:
-                continue
-            seen.add(unit.id)
-            ordered.append(
-                UnitView(
-                    unit.id, unit.code, unit.name, unit.parent_id, unit.head_position_id, depth
-                )
-            )
-            walk(unit.id, depth + 1)
-
-    walk(None, 0)
-    # Units stuck on a (corrupt) cycle have no root; list them rather than hide them.
-    for unit in units:
-        if unit.id not in seen:
-            ordered.append(
-                UnitView(unit.id, unit.code, unit.name, unit.parent_id, unit.head_position_id, 0)
-            )
-    return ordered
-
-
-def get_chart(actor: Actor, as_of: date | None = None) -> ChartView:
-    day = as_of or clock.today()
-    with unit_of_work_for(actor) as uow:
-        s = uow.session
-        units = list(s.scalars(select(OrgUnit)))
-        positions = list(s.scalars(select(Position).order_by(Position.code)))
-        holdings = s.execute(
-            select(PositionHolding, User.name, Membership.active)
-            .join(Membership, Membership.id == PositionHolding.member_id)
-            .join(User, User.id == Membership.user_id)
-            .where(
-                PositionHolding.valid_from <= day,
-                (PositionHolding.valid_to.is_(None)) | (PositionHolding.valid_to >= day),
-            )
-            .order_by(User.name)
-        ).all()
-        members = s.execute(
-            select(Membership.id, User.name)
-            .join(User, User.id == Membership.user_id)
-            .where(Membership.active.is_(True))
-            .order_by(User.name)
-        ).all()
-    unit_views = _tree_order(units)
-    by_unit = {u.id: u for u in unit_views}
-    position_views = {
-        p.id: PositionView(p.id, p.code, p.title, p.unit_id, p.reports_to_id, p.active)
-        for p in positions
-    }
-    with_primary: set[int] = set()
-    for holding, name, member_active in holdings:
-        position_views[holding.position_id].holders.append(
-            HolderView(
-                holding.id,
-                holding.member_id,
-                name,
-                holding.kind,
-                holding.valid_from,
-                holding.valid_to,
-                member_active,
-            )
-        )
-        if holding.kind == HoldingKind.PRIMARY:
-            with_primary.add(holding.member_id)
-    for view in position_views.values():
-        by_unit[view.unit_id].positions.append(view)
-    for unit_view in unit_views:  # the head's seat first, then by title
-        unit_view.positions.sort(
-            key=lambda p, u=unit_view: (p.id != u.head_position_id, p.title.lower(), p.code)
-        )
-    return ChartView(
-        as_of=day,
-        units=unit_views,
-        positions=position_views,
-        members_without_primary=[(mid, name) for mid, name in members if mid not in with_primary],
-        positions_on_cycle=cycle_members({p.id: p.reports_to_id for p in positions}),
-    )
-
-
-@dataclass(frozen=True)
-class Choice:
-    id: int
-    label: str
-
-
-def unit_choices(actor: Actor) -> list[Choice]:
-    with unit_of_work_for(actor) as uow:
-        rows = uow.session.execute(
-            select(OrgUnit.id, OrgUnit.code, OrgUnit.name).order_by(OrgUnit.code)
-        )
-        return [Choice(i, f"{code} — {name}") for i, code, name in rows]
-
-
-def position_choices(
-    actor: Actor, *, active_only: bool = True, unit_id: int | None = None
-) -> list[Choice]:
-    """Seats to pick from; ``unit_id`` narrows them to one unit (its head's candidates)."""
-    with unit_of_work_for(actor) as uow:
-        stmt = select(Position.id, Position.code, Position.title).order_by(Position.code)
-        if active_only:
-            stmt = stmt.where(Position.active.is_(True))
-        if unit_id is not None:
-            stmt = stmt.where(Position.unit_id == unit_id)
-        return [Choice(i, f"{code} — {title}") for i, code, title in uow.session.execute(stmt)]
-
-
-def member_choices(actor: Actor) -> list[Choice]:
-    with unit_of_work_for(actor) as uow:
-        rows = uow.session.execute(
-            select(Membership.id, User.name, User.email)
-            .join(User, User.id == Membership.user_id)
-            .where(Membership.active.is_(True))
-            .order_by(User.name)
-        )
-        return [Choice(i, f"{name} <{email}>") for i, name, email in rows]
+def _load(session: Session, model: type[Loaded], row_id: int | None, what: str) -> Loaded:
+    """The row of ``model`` with ``row_id`` in this organization; not found otherwise."""
+    row = session.scalar(select(model).where(model.id == row_id)) if row_id is not None else None
+    if row is None:
+        raise NotFound(what)
+    return row
 
 
 def get_unit(actor: Actor, unit_id: int) -> OrgUnit:
@@ -211,16 +37,6 @@ def get_unit(actor: Actor, unit_id: int) -> OrgUnit:
 def get_position(actor: Actor, position_id: int) -> Position:
     with unit_of_work_for(actor) as uow:
         return _load(uow.session, Position, position_id, "position")
-
-
-# --- editing units ---------------------------------------------------------------------
-
-
-def _load(session: Session, model: type, row_id: int | None, what: str):  # type: ignore[no-untyped-def]
-    row = session.scalar(select(model).where(model.id == row_id)) if row_id is not None else None
-    if row is None:
-        raise NotFound(what)
-    return row
 
 
 def _check_code_free(
@@ -383,9 +199,11 @@ def assign_position(
         raise DomainError("dates_out_of_order", field="valid_to")
     with unit_of_work_for(actor) as uow:
         s = uow.session
-        member = _load(s, Membership, member_id, "member")
+        member = member_entry_in(s, member_id) if member_id is not None else None
+        if member is None:
+            raise NotFound("member")
         position = _load(s, Position, position_id, "position")
-        name = s.scalar(select(User.name).where(User.id == member.user_id))
+        name = member.name
         if not member.active:
             raise DomainError("member_inactive", field="member_id", name=name)
         if not position.active:

@@ -1,12 +1,26 @@
 """Every word the flow editor's script shows, translated on the server.
 
 The script holds no text of its own: the page hands it these, in the admin's language,
-with ``%(name)s`` placeholders it fills in.
+with ``%(name)s`` placeholders it fills in, and the vocabulary of its pickers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from flask_babel import force_locale
 from flask_babel import lazy_gettext as _l
+from flask_babel.speaklater import LazyString
+
+from portal.domain.locales import SUPPORTED_LOCALES
+from portal.flows.wording.vocabulary import (
+    BREACH_ACTIONS,
+    FIELD_TYPES,
+    GATES,
+    GRANTEE_KINDS,
+    ON_VACANCY,
+    STATE_ROLES,
+)
 
 EDITOR_TEXT = {
     "loading": _l("Loading the draft…"),
@@ -126,3 +140,31 @@ EDITOR_TEXT = {
     "step_blocked": _l("%(state)s: nobody can decide — %(reason)s"),
     "none": _l("none"),
 }
+
+
+def _in(locale: str, text: LazyString) -> str:
+    """A lazy string rendered in ``locale`` rather than the reader's."""
+    with force_locale(locale):
+        return str(text)
+
+
+def _pairs(mapping: Mapping[str, LazyString]) -> list[list[str]]:
+    return [[key, str(text)] for key, text in mapping.items()]
+
+
+def editor_words() -> dict[str, object]:
+    """The editor script's words and vocabulary, in the admin's language."""
+    return {
+        "locales": list(SUPPORTED_LOCALES),
+        "roles": _pairs(STATE_ROLES),
+        "gates": _pairs(GATES),
+        "breach": _pairs(BREACH_ACTIONS),
+        "vacancy": _pairs(ON_VACANCY),
+        "grantees": _pairs(GRANTEE_KINDS),
+        "field_types": _pairs(FIELD_TYPES),
+        "text": {key: str(text) for key, text in EDITOR_TEXT.items()},
+        # A new state's name in every language, not only the admin's.
+        "new_state": {
+            locale: _in(locale, EDITOR_TEXT["new_state"]) for locale in SUPPORTED_LOCALES
+        },
+    }

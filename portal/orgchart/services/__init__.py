@@ -1,0 +1,47 @@
+"""The org chart's services: reading it (``chart``) and editing it (``editing``). One unit
+of work per call; admins only for edits. The services other features, the demo and the
+benchmarks call are named here too."""
+
+from __future__ import annotations
+
+from portal.orgchart.queries import Choice
+from portal.orgchart.services.chart import (
+    ChartView,
+    HolderView,
+    PositionView,
+    UnitView,
+    get_chart,
+    member_choices,
+    position_choices,
+    unit_choices,
+)
+from portal.orgchart.services.editing import (
+    assign_position,
+    create_position,
+    create_unit,
+    end_holding,
+    get_position,
+    get_unit,
+    update_position,
+    update_unit,
+)
+
+__all__ = [
+    "ChartView",
+    "Choice",
+    "HolderView",
+    "PositionView",
+    "UnitView",
+    "assign_position",
+    "create_position",
+    "create_unit",
+    "end_holding",
+    "get_chart",
+    "get_position",
+    "get_unit",
+    "member_choices",
+    "position_choices",
+    "unit_choices",
+    "update_position",
+    "update_unit",
+]
