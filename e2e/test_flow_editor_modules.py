@@ -9,6 +9,8 @@ import itertools
 from playwright.sync_api import Page
 
 MODULES = "/static/js/flow-editor"
+# A state's box, as the server gives it to the editor (portal/domain/layout.py).
+BOX = "{ width: 160, height: 46 }"
 
 
 def test_the_history_steps_back_and_forward_and_a_new_step_drops_the_way_forward(page: Page):
@@ -51,7 +53,7 @@ def test_parallel_arrows_fan_out_and_a_self_loop_bends_above_its_state(page: Pag
     spread = page.evaluate(
         f"""async (graph) => {{
             const g = await import('{MODULES}/geometry.js');
-            return g.spreadVertices(graph);
+            return g.spreadVertices(graph, {BOX});
         }}""",
         graph,
     )
@@ -76,7 +78,7 @@ def test_auto_layout_sets_the_common_outcomes_aside_and_overlaps_nothing(page: P
     pos = page.evaluate(
         f"""async (graph) => {{
             const g = await import('{MODULES}/geometry.js');
-            return g.autoPositions(graph, {{ width: 1600, height: 600 }});
+            return g.autoPositions(graph, {BOX}, {{ width: 1600, height: 600 }});
         }}""",
         _graph(states, arrows),
     )
@@ -95,7 +97,7 @@ def test_auto_layout_sets_the_common_outcomes_aside_and_overlaps_nothing(page: P
     tall = page.evaluate(
         f"""async (graph) => {{
             const g = await import('{MODULES}/geometry.js');
-            return g.autoPositions(graph, {{ width: 400, height: 1200 }});
+            return g.autoPositions(graph, {BOX}, {{ width: 400, height: 1200 }});
         }}""",
         _graph(states, arrows),
     )
@@ -110,10 +112,10 @@ def test_a_new_state_goes_to_the_nearest_free_spot_in_view_or_nowhere(page: Page
             const g = await import('{MODULES}/geometry.js');
             const view = [{{ x: 0, y: 0 }}, {{ x: 1000, y: 600 }}];
             const empty = {{ states: [] }};
-            const middle = g.freeSpot(empty, ...view);
+            const middle = g.freeSpot(empty, {BOX}, ...view);
             const taken = {{ states: [{{ key: 'a', x: middle.x, y: middle.y }}] }};
-            const beside = g.freeSpot(taken, ...view);
-            const tiny = g.freeSpot(taken, {{ x: middle.x, y: middle.y }}, {{ x: middle.x + 200, y: middle.y + 60 }});
+            const beside = g.freeSpot(taken, {BOX}, ...view);
+            const tiny = g.freeSpot(taken, {BOX}, {{ x: middle.x, y: middle.y }}, {{ x: middle.x + 200, y: middle.y + 60 }});
             return {{ middle, beside, tiny }};
         }}"""
     )

@@ -19,6 +19,7 @@ from portal.domain.graph import (
     OnVacancy,
     StateRole,
 )
+from portal.domain.layout import STATE_BOX_HEIGHT, STATE_BOX_WIDTH
 from portal.domain.locales import SUPPORTED_LOCALES
 from portal.domain.validate import errors_in
 from portal.flows import queries, services, wording
@@ -208,6 +209,7 @@ def _editor_setup(kind: str) -> dict[str, object]:
         "vacancy": words(ON_VACANCY),
         "grantees": words(GRANTEE_KINDS),
         "field_types": words(FIELD_TYPES),
+        "box": {"width": STATE_BOX_WIDTH, "height": STATE_BOX_HEIGHT},
         "text": {key: str(text) for key, text in EDITOR_TEXT.items()},
         # A new state's name in every language, not only the admin's.
         "new_state": {

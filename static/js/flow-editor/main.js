@@ -12,7 +12,7 @@
 // (undo and redo).
 import { errorMessage, makeApi } from "./api.js";
 import { el, fmt } from "./dom.js";
-import { autoPositions, freeSpot, spreadVertices, STATE_H, STATE_W } from "./geometry.js";
+import { autoPositions, freeSpot, spreadVertices } from "./geometry.js";
 import { EditHistory } from "./history.js";
 
 (function () {
@@ -21,6 +21,10 @@ import { EditHistory } from "./history.js";
   var setup = JSON.parse(document.getElementById("editor-setup").textContent);
   var T = setup.text;
   var LOCALES = setup.locales;
+  // A state's box: one size for every drawing of a graph (portal/domain/layout.py).
+  var BOX = setup.box;
+  var STATE_W = BOX.width;
+  var STATE_H = BOX.height;
   var SAVE_DELAY = 300;
 
   var doc = null; // the last answer from the server: revision, violations, …
@@ -196,7 +200,7 @@ import { EditHistory } from "./history.js";
   }
 
   function respread(stateKey) {
-    var found = spreadVertices(graph, stateKey);
+    var found = spreadVertices(graph, BOX, stateKey);
     Object.keys(found).forEach(function (index) {
       var link = cells.getCell("transition:" + index);
       if (link) link.vertices(found[index]);
@@ -207,7 +211,7 @@ import { EditHistory } from "./history.js";
     graph.states = graph.states || [];
     graph.transitions = graph.transitions || [];
     graph.grants = graph.grants || [];
-    var spread = spreadVertices(graph);
+    var spread = spreadVertices(graph, BOX);
     var list = graph.states.map(stateCell);
     graph.transitions.forEach(function (t, i) {
       var link = transitionCell(t, i);
@@ -1049,7 +1053,7 @@ import { EditHistory } from "./history.js";
   function autoLayout() {
     if (viewing || !graph.states.length) return;
     var started = performance.now();
-    var pos = autoPositions(graph, paper.el.getBoundingClientRect());
+    var pos = autoPositions(graph, BOX, paper.el.getBoundingClientRect());
     graph.states.forEach(function (s) {
       s.x = Math.max(0, pos[s.key].x);
       s.y = Math.max(0, pos[s.key].y);
@@ -1061,7 +1065,7 @@ import { EditHistory } from "./history.js";
       var cell = cells.getCell("state:" + st.key);
       if (cell) cell.position(st.x, st.y);
     });
-    var spread = spreadVertices(graph);
+    var spread = spreadVertices(graph, BOX);
     graph.transitions.forEach(function (t, i) {
       var link = cells.getCell("transition:" + i);
       if (link) link.vertices(spread[i] || []);
@@ -1079,7 +1083,7 @@ import { EditHistory } from "./history.js";
     var box = paper.el.getBoundingClientRect();
     var low = paper.clientToLocalPoint({ x: box.left, y: box.top });
     var high = paper.clientToLocalPoint({ x: box.right, y: box.bottom });
-    var spot = freeSpot(graph, low, high);
+    var spot = freeSpot(graph, BOX, low, high);
     if (spot) return addState(spot.x, spot.y);
     var right = graph.states.reduce(function (most, s) { return Math.max(most, s.x); }, 0);
     addState(right + STATE_W + 120, Math.max(0, (low.y + high.y - STATE_H) / 2));
