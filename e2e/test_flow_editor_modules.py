@@ -1,9 +1,9 @@
-"""The flow editor's stateless pieces, imported as the page imports them and run in
-Chromium: the undo history, the arrows' fanning out, auto-layout and the free spot for
-a new state, the graph's edits (a state renamed, removed or duplicated, its exits
-reordered, an arrow added or re-pointed, the panel's changes to one item) and which of
-the server's verdicts still stand after one. The browser tests drive them through the editor; these pin
-their rules."""
+"""The flow editor's pieces that need no page, imported as the page imports them and
+run in Chromium: the undo history, the arrows' fanning out, auto-layout and the free
+spot for a new state, the graph's edits (a state renamed, removed or duplicated, its
+exits reordered, an arrow added or re-pointed, the panel's changes to one item), which
+of the server's verdicts still stand after one, and the store every edit goes through.
+The browser tests drive them through the editor; these pin their rules."""
 
 from __future__ import annotations
 
@@ -131,13 +131,14 @@ def test_a_new_state_goes_to_the_nearest_free_spot_in_view_or_nowhere(page: Page
 def _in_browser(page: Page, script: str, arg: object = None):  # type: ignore[no-untyped-def]
     """Run ``script``, the body of an async function of ``arg``, in Chromium with the
     editor's graph modules imported as the page imports them: ``edit`` (graph-edit.js),
-    ``item`` (item-edit.js) and ``verdicts`` (verdicts.js)."""
+    ``item`` (item-edit.js), ``verdicts`` (verdicts.js) and ``EditorStore``."""
     page.goto("/login")
     return page.evaluate(
         f"""async (arg) => {{
             const edit = await import('{MODULES}/graph-edit.js');
             const item = await import('{MODULES}/item-edit.js');
             const verdicts = await import('{MODULES}/verdicts.js');
+            const {{ EditorStore }} = await import('{MODULES}/store.js');
             {script}
         }}""",
         arg,
@@ -464,3 +465,48 @@ def test_a_verdict_stands_while_what_it_names_is_where_it_was(page: Page):
     assert result["repointed"] == everything
     # A grant's problem opens the state the grant is on.
     assert result["target"] == {"type": "state", "key": "review"}
+
+
+def test_every_edit_goes_through_the_store_one_undo_step_per_save(page: Page):
+    result = _in_browser(
+        page,
+        """
+        const [graph, violations] = arg;
+        const store = new EditorStore();
+        const changes = [];
+        store.subscribe((change) => changes.push(Object.keys(change).filter((k) => change[k]).sort().join(' ')));
+        store.takeDraft({ revision: 1, saved: true, graph, violations });
+        const relabel = (text) => store.edit((g) => edit.updateState(g, 'review', (s) => item.withLabel(s, 'en', text)), { keepPanel: true });
+        relabel('C'); relabel('Ch'); relabel('Check');  // typed: one save, one step
+        const dirty = store.dirty;
+        store.beginSave();
+        store.saved({ revision: 2, saved: true, violations }, store.graph);
+        const removed = store.edit((g) => edit.removeTransition(g, 0), { select: null });
+        const standing = store.violations.map((v) => v.code);
+        const refused = store.edit((g) => edit.removeState(g, 'draft'));
+        store.select({ type: 'transition', index: 0 });
+        store.undo();  // the removal, not saved yet, is a step of its own
+        const afterUndo = [store.graph.transitions.length, store.selected, store.violations.length];
+        store.undo();
+        const label = store.graph.states[1].labels.en;
+        store.view(1, graph);
+        const whileViewing = store.edit((g) => edit.removeTransition(g, 0));
+        return { changes, dirty, removed, standing, refused, afterUndo, label, whileViewing, canRedo: store.canRedo };
+        """,
+        [_review_flow(), _violations()],
+    )
+    assert result["changes"][:4] == [
+        "graph reloaded selection status verdicts",
+        "edited graph keepPanel status",
+        "edited graph keepPanel status",
+        "edited graph keepPanel status",
+    ]
+    assert result["dirty"] is True
+    assert result["removed"] is True
+    assert result["standing"] == ["review_label", "finance_floor", "no_terminal"]
+    assert result["refused"] is False
+    # A graph put back by undo is another one: no verdict applies, no arrow selected.
+    assert result["afterUndo"] == [4, None, 0]
+    assert result["label"] == "Review"  # the typed label was one step
+    assert result["whileViewing"] is False  # a version on show is read-only
+    assert result["canRedo"] is True
