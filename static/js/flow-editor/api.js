@@ -1,7 +1,7 @@
 // Talking to the flow editor's JSON API (portal/flows/api.py).
 
 function csrf() {
-  var meta = document.querySelector('meta[name="csrf-token"]');
+  const meta = document.querySelector('meta[name="csrf-token"]');
   return meta ? meta.getAttribute("content") : "";
 }
 
@@ -11,23 +11,24 @@ function csrf() {
 // `messages.offline`; an answer that is not the API's JSON (a sign-in page after the
 // session ended, a proxy's error page) is a failure with `messages.unexpected`.
 export function makeApi(base, messages) {
-  return function api(method, path, body) {
-    return fetch(base + path, {
-      method: method,
-      credentials: "same-origin",
-      headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrf() },
-      body: body === undefined || body instanceof Blob ? body : JSON.stringify(body),
-    }).then(function (response) {
-      return response.json().catch(function () { return null; }).then(function (data) {
-        if (response.redirected || data === null || typeof data !== "object") {
-          var status = response.ok ? 401 : response.status; // ok but not ours: signed out
-          return { status: status, ok: false, data: { error: { code: "unexpected", message: messages.unexpected } } };
-        }
-        return { status: response.status, ok: response.ok, data: data };
+  return async function api(method, path, body) {
+    let response;
+    try {
+      response = await fetch(base + path, {
+        method,
+        credentials: "same-origin",
+        headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrf() },
+        body: body === undefined || body instanceof Blob ? body : JSON.stringify(body),
       });
-    }, function () {
+    } catch {
       return { status: 0, ok: false, data: { error: { code: "offline", message: messages.offline } } };
-    });
+    }
+    const data = await response.json().catch(() => null);
+    if (response.redirected || data === null || typeof data !== "object") {
+      const status = response.ok ? 401 : response.status; // ok but not ours: signed out
+      return { status, ok: false, data: { error: { code: "unexpected", message: messages.unexpected } } };
+    }
+    return { status: response.status, ok: response.ok, data };
   };
 }
 

@@ -2,23 +2,20 @@
 // text only ever becomes a text node or an attribute value, never HTML.
 
 export function fmt(text, params) {
-  return text.replace(/%\((\w+)\)s/g, function (_, name) {
-    return params && name in params ? String(params[name]) : "";
-  });
+  return text.replace(/%\((\w+)\)s/g, (_, name) => (params && name in params ? String(params[name]) : ""));
 }
 
 export function el(tag, attrs, children) {
-  var node = document.createElement(tag);
-  Object.keys(attrs || {}).forEach(function (name) {
-    var value = attrs[name];
-    if (value === false || value === null || value === undefined) return;
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === false || value === null || value === undefined) continue;
     if (name === "text") node.textContent = value;
-    else if (name.slice(0, 2) === "on") node.addEventListener(name.slice(2), value);
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
     else if (value === true) node.setAttribute(name, "");
     else node.setAttribute(name, String(value));
-  });
-  (children || []).forEach(function (child) {
+  }
+  for (const child of children || []) {
     if (child) node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
-  });
+  }
   return node;
 }
