@@ -75,7 +75,9 @@ def _config() -> dict[str, Any]:
 
 @cache
 def _graph() -> grimp.ImportGraph:
-    return grimp.build_graph(_config()["root_package"], include_external_packages=True)
+    return grimp.build_graph(
+        _config()["root_package"], include_external_packages=True, cache_dir=None
+    )
 
 
 def _contract(contract_id: str) -> Contract:

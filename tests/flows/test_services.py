@@ -14,11 +14,11 @@ from sqlalchemy.exc import DBAPIError
 from portal.accounts import services as accounts
 from portal.core.clock import clock
 from portal.core.uow import platform_work, unit_of_work
-from portal.domain import graph as graphs
 from portal.domain import graph_json
 from portal.domain.actor import Role
 from portal.domain.errors import Conflict, DomainError, Forbidden, NotFound
-from portal.domain.graph import Grant, Grantee, GranteeKind, GraphFormatError, Labels, OnVacancy
+from portal.domain.graph import Grant, Grantee, GranteeKind, Labels, OnVacancy
+from portal.domain.graph_json import GraphFormatError
 from portal.domain.validate import errors_in
 from portal.flows import queries
 from portal.flows.seeded import SEEDED_KINDS
@@ -540,7 +540,7 @@ def test_the_cache_never_hands_one_organization_anothers_version(acme, globex):
 def test_another_organization_never_sees_a_draft(acme, globex):
     admin, gus = acme.admin.actor, globex.admin.actor
     travel = replace(_leave(admin), kind="travel_request")
-    transfer.import_draft(admin, graphs.dumps(travel))
+    transfer.import_draft(admin, graph_json.dumps(travel))
     drafts.save_draft(
         admin, "expense_claim", drafts.get_draft(admin, "expense_claim").graph, revision=0
     )
@@ -592,21 +592,24 @@ def test_an_exported_version_loads_back_into_the_same_graph(acme, globex):
     admin = acme.admin.actor
     for kind in SEEDED_KINDS:
         exported = transfer.export_flow(admin, kind, version=1).body
-        assert graphs.loads(exported) == queries.get_version(admin, kind, 1).graph
+        assert graph_json.loads(exported) == queries.get_version(admin, kind, 1).graph
         assert json.loads(exported)["kind"] == kind
 
 
 def test_exporting_without_a_version_gives_the_draft_else_the_current_version(acme, globex):
     admin = acme.admin.actor
     assert (
-        graphs.loads(transfer.export_flow(admin, "expense_claim").body).labels["en"]
+        graph_json.loads(transfer.export_flow(admin, "expense_claim").body).labels["en"]
         == "Expense claim"
     )
 
     graph = _relabelled(drafts.get_draft(admin, "expense_claim").graph, "Drafted")
     drafts.save_draft(admin, "expense_claim", graph, revision=0)
 
-    assert graphs.loads(transfer.export_flow(admin, "expense_claim").body).labels["en"] == "Drafted"
+    assert (
+        graph_json.loads(transfer.export_flow(admin, "expense_claim").body).labels["en"]
+        == "Drafted"
+    )
     assert isinstance(_refusal(transfer.export_flow, admin, "expense_claim", version=9), NotFound)
 
 
@@ -690,7 +693,7 @@ def test_a_document_of_another_kind_cannot_be_imported_over_a_kind(acme, globex)
 def test_importing_with_no_kind_starts_the_draft_of_the_kind_the_document_names(acme, globex):
     admin = acme.admin.actor
     claim = transfer.export_flow(admin, "expense_claim", version=1).body
-    travel = graphs.dumps(replace(_leave(admin), kind="travel_request"))
+    travel = graph_json.dumps(replace(_leave(admin), kind="travel_request"))
 
     assert transfer.import_draft(admin, claim).kind == "expense_claim"
     draft = transfer.import_draft(admin, travel)
@@ -709,7 +712,7 @@ def test_importing_with_no_kind_starts_the_draft_of_the_kind_the_document_names(
 
 def test_a_brand_new_kind_publishes_as_its_version_one(acme, globex):
     admin = acme.admin.actor
-    transfer.import_draft(admin, graphs.dumps(replace(_leave(admin), kind="travel_request")))
+    transfer.import_draft(admin, graph_json.dumps(replace(_leave(admin), kind="travel_request")))
 
     published = publishing.publish_draft(admin, "travel_request", revision=1)
 
@@ -719,7 +722,7 @@ def test_a_brand_new_kind_publishes_as_its_version_one(acme, globex):
 
 def test_a_document_naming_a_badly_formed_kind_is_refused(acme, globex):
     admin = acme.admin.actor
-    bad = graphs.dumps(replace(_leave(admin), kind="Travel Request"))
+    bad = graph_json.dumps(replace(_leave(admin), kind="Travel Request"))
 
     error = _refusal(transfer.import_draft, admin, bad)
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from portal.accounts import services as accounts
-from portal.domain import graph as graphs
+from portal.domain import graph_json
 from portal.domain.graph import Grant, Grantee, GranteeKind
 from portal.flows import queries
 from portal.flows.services import drafts, publishing, transfer
@@ -56,7 +56,7 @@ def _save_without_grants(actor, kind: str = "expense_claim"):  # type: ignore[no
 def test_the_flows_list_shows_the_seeded_flows_to_an_admin(client, login, acme, globex):
     transfer.import_draft(
         globex.admin.actor,
-        graphs.dumps(
+        graph_json.dumps(
             replace(
                 queries.current_version(globex.admin.actor, "leave_request").graph,
                 kind="globex_trips",
@@ -142,7 +142,7 @@ def test_a_flow_page_shows_its_states_transitions_and_versions(client, login, ac
 def test_an_unknown_or_another_organizations_kind_has_no_page(client, login, acme, globex):
     gus = globex.admin.actor
     travel = replace(queries.current_version(gus, "leave_request").graph, kind="travel_request")
-    transfer.import_draft(gus, graphs.dumps(travel))
+    transfer.import_draft(gus, graph_json.dumps(travel))
     assert drafts.get_draft(gus, "travel_request").revision == 1
     login(acme.admin)
     assert client.get(f"{FLOWS}/leave_request/").status_code == 200
@@ -201,7 +201,7 @@ def test_uploading_a_new_kind_starts_a_flow_that_was_never_published(client, log
     travel = replace(queries.current_version(admin, "leave_request").graph, kind="travel_request")
     token = login(acme.admin)
 
-    response = _upload(client, f"{FLOWS}/import", token, graphs.dumps(travel).encode())
+    response = _upload(client, f"{FLOWS}/import", token, graph_json.dumps(travel).encode())
 
     assert response.status_code == 302
     assert response.headers["Location"].endswith(f"{FLOWS}/travel_request/")
@@ -525,7 +525,7 @@ def test_a_version_downloads_as_a_json_attachment(client, login, acme, globex):
     assert response.headers["Content-Disposition"] == (
         'attachment; filename="expense_claim-v1.json"'
     )
-    exported = graphs.loads(response.get_data())
+    exported = graph_json.loads(response.get_data())
     assert exported == queries.get_version(admin, "expense_claim", 1).graph
     assert client.get(f"{FLOWS}/expense_claim/export.json?version=7").status_code == 404
 
@@ -537,14 +537,14 @@ def test_an_export_without_a_version_gives_the_draft_else_the_current_version(
     login(acme.admin)
     current = client.get(f"{FLOWS}/expense_claim/export.json")
     assert current.status_code == 200
-    assert graphs.loads(current.get_data()).grants != ()
+    assert graph_json.loads(current.get_data()).grants != ()
 
     _save_without_grants(admin)
 
     drafted = client.get(f"{FLOWS}/expense_claim/export.json")
     assert drafted.status_code == 200
     assert drafted.headers["Content-Disposition"].startswith("attachment;")
-    assert graphs.loads(drafted.get_data()).grants == ()
+    assert graph_json.loads(drafted.get_data()).grants == ()
     assert client.get(f"{FLOWS}/no_such_kind/export.json").status_code == 404
 
 
