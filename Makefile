@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PYBABEL := $(BIN)/pybabel
 LOCALES := zh ms
 
-.PHONY: demo test install install-test i18n translations lint check-imports test-services test-embedded clean
+.PHONY: demo test install install-test i18n translations lint check-imports typecheck test-services test-embedded bench-editor clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,11 @@ test-services:
 
 test-embedded:
 	PORTAL_TEST_BACKEND=embedded $(BIN)/pytest tests -m "not postgres_only"
+
+# The editor's figures (save round trips, opening and laying out a graph at the caps),
+# measured in Chromium against a live server and printed.
+bench-editor: install-test translations
+	$(BIN)/pytest -s -m "benchmark or e2e" e2e/test_flow_editor.py e2e/test_flow_editor_canvas.py
 
 clean:
 	rm -rf $(VENV) instance translations/*/LC_MESSAGES/*.mo

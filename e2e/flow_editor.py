@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import statistics
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Dialog, Page, expect
 
 
 def open_editor(page: Page, kind: str = "purchase_request") -> list[str]:
@@ -66,12 +66,29 @@ def put_draft(page: Page, graph: dict) -> None:
 
 
 def discard_draft(page: Page) -> None:
-    page.once("dialog", lambda d: d.accept())
-    page.get_by_role("button", name="Discard draft").click()
-    expect(page.get_by_test_id("save-status")).to_have_text("The draft was discarded.")
+    """Discard the draft, as an admin would: when the editor says a save is still on its
+    way, wait until it is saved and press again."""
+    status = page.get_by_test_id("save-status")
+
+    def accept(dialog: Dialog) -> None:
+        dialog.accept()
+
+    page.on("dialog", accept)
+    try:
+        for _ in range(3):
+            before = status.text_content() or ""
+            page.get_by_role("button", name="Discard draft").click()
+            expect(status).not_to_have_text(before)
+            if status.text_content() == "The draft was discarded.":
+                return
+            # Asked to wait for the save under way: once it is saved, press again.
+            expect(status).to_have_text(re.compile(r"^Saved as draft revision \d+\.$"))
+        raise AssertionError("the draft was never discarded")
+    finally:
+        page.remove_listener("dialog", accept)
 
 
-def canvas_state(page: Page, key: str):  # type: ignore[no-untyped-def]
+def canvas_state(page: Page, key: str):
     return page.locator(f'#paper [data-key="{key}"][data-role]')
 
 
@@ -102,7 +119,7 @@ def graph_at_the_caps() -> dict:
     }
 
 
-def outline_item(page: Page, name: str):  # type: ignore[no-untyped-def]
+def outline_item(page: Page, name: str):
     return page.get_by_test_id("outline").get_by_role("button", name=name, exact=True)
 
 
@@ -129,7 +146,7 @@ def saved_draft(page: Page) -> dict:
     )
 
 
-def saved_when(page: Page, check) -> dict:  # type: ignore[no-untyped-def]
+def saved_when(page: Page, check) -> dict:
     """The saved draft once ``check(graph)`` holds (saves land 300 ms after a change)."""
     for _ in range(50):
         graph = saved_draft(page)

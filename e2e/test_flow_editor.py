@@ -83,7 +83,7 @@ def test_an_admin_adds_a_state_sees_it_unreachable_and_connects_it(page: Page):
     assert console == []
 
 
-def test_two_admins_on_one_draft_the_second_save_is_a_conflict(page: Page, browser, base_url):  # type: ignore[no-untyped-def]
+def test_two_admins_on_one_draft_the_second_save_is_a_conflict(page: Page, browser, base_url):
     other = browser.new_context(base_url=base_url)
     try:
         second = other.new_page()
@@ -182,7 +182,7 @@ def _new_leave(page: Page, title: str) -> str:
 
 def test_an_admin_draws_a_three_state_leave_flow_and_new_leave_runs_on_it(
     page: Page, browser, base_url
-):  # type: ignore[no-untyped-def]
+):
     # A leave request started before the new version: it stays on the version it began on.
     requester = browser.new_context(base_url=base_url)
     siti = requester.new_page()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from e2e.conftest import axe_violations, screenshot
@@ -205,6 +206,7 @@ def test_problems_stand_beside_the_input_they_are_about(page: Page):
     assert console == []
 
 
+@pytest.mark.benchmark
 def test_the_save_round_trip_over_a_run_of_edits(page: Page):
     """Thirty label edits on the demo flow, each waited for: the figures the editor's
     live validation rests on (what the admin waits between a change and its verdict)."""

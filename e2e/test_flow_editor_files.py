@@ -101,7 +101,7 @@ def test_a_save_that_cannot_reach_the_server_is_kept_and_retried(page: Page):
     sign_in(page, "grace@acme.example")
     console = open_editor(page, KIND)
 
-    def no_server(route):  # type: ignore[no-untyped-def]
+    def no_server(route):
         if route.request.method == "PUT":
             route.abort("connectionrefused")
         else:

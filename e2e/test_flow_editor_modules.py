@@ -128,7 +128,7 @@ def test_a_new_state_goes_to_the_nearest_free_spot_in_view_or_nowhere(page: Page
     assert spots["tiny"] is None
 
 
-def _in_browser(page: Page, script: str, arg: object = None):  # type: ignore[no-untyped-def]
+def _in_browser(page: Page, script: str, arg: object = None):
     """Run ``script``, the body of an async function of ``arg``, in Chromium with the
     editor's graph modules imported as the page imports them: ``edit`` (graph-edit.js),
     ``item`` (item-edit.js), ``verdicts`` (verdicts.js) and ``EditorStore``."""

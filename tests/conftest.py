@@ -217,6 +217,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "/e2e/" in str(item.fspath):
             item.add_marker(pytest.mark.e2e)
+    # Benchmarks run only when asked for by marker (``-m benchmark``): they measure, a
+    # test asserts.
+    if "benchmark" not in (config.option.markexpr or ""):
+        measured = [item for item in items if item.get_closest_marker("benchmark")]
+        if measured:
+            config.hook.pytest_deselected(items=measured)
+            items[:] = [item for item in items if not item.get_closest_marker("benchmark")]
 
 
 pytest_plugins = ["tests.factories"]

@@ -20,7 +20,6 @@ from typing import Any
 from sqlalchemy import bindparam, case, insert, select, update
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import member_names
 from portal.core import outbox
 from portal.core.clock import clock
 from portal.core.outbox import add_events
@@ -40,9 +39,8 @@ from portal.domain.actor import Actor, SystemActor
 from portal.domain.chain import link_hash, money_text
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import Transition
-from portal.domain.orgchart import ChartSnapshot
 from portal.flows.queries import version_in
-from portal.orgchart.queries import load_chart
+from portal.orgchart.queries import gap_names_in, load_chart
 
 _DOC = Document.__table__
 _TASK = Task.__table__
@@ -179,7 +177,7 @@ def _transition_in(
         )
     except engine.TransitionRefused as refused:
         if refused.code == "route_has_gap":
-            refused.params.update(_gap_names(session, chart, refused.params))
+            refused.params.update(gap_names_in(session, chart, refused.params))
         raise
     decision = _decision(doc, plan.transition, actor, plan.authority, comment, request_id, now)
     # Advance, conditional on the state and row version read under the lock, moving the
@@ -224,26 +222,6 @@ def _transition_in(
     add_events(session, outbox_events(doc, plan, actor, seq))
     uow.after_commit(lambda: outbox.nudge(actor.org_id))
     return Moved(document_view_in(session, loaded.changed(**advanced)), seq, opened)
-
-
-def _gap_names(session: Session, chart: ChartSnapshot, gap: dict[str, Any]) -> dict[str, object]:
-    """The names a gap's sentence needs (``gap_<reason>``): the seat, member, unit or
-    role it is about, from the chart already loaded (and one read for a member's name)."""
-    names: dict[str, object] = {}
-    position_id = gap.get("position_id")
-    if isinstance(position_id, int):
-        seat = chart.seats.get(position_id)
-        names["position"] = f"{seat.code} — {seat.title}" if seat else f"#{position_id}"
-    member_id = gap.get("member_id")
-    if isinstance(member_id, int):
-        names["member"] = member_names(session, [member_id]).get(member_id, f"#{member_id}")
-    unit_id = gap.get("unit_id")
-    if isinstance(unit_id, int):
-        unit = chart.units.get(unit_id)
-        names["unit"] = unit.name if unit else f"#{unit_id}"
-    if gap.get("role") is not None:
-        names["role"] = gap["role"]
-    return names
 
 
 def _decision(

@@ -160,7 +160,7 @@ def _find(grant: Grant, requester: int, chart: ChartSnapshot) -> _Found:
     grantee = grant.grantee
     if grantee.kind == GranteeKind.MEMBER:
         if grantee.member in chart.active_members:
-            return _Found((grantee.member,))  # type: ignore[arg-type]
+            return _Found((grantee.member,))
         return _Found(gap=Gap(GapReason.MEMBER_INACTIVE, member_id=grantee.member))
     if grantee.kind == GranteeKind.ROLE:
         members = chart.roles.get(grantee.role or "", ())

@@ -5,14 +5,14 @@ seats a flow's grants name, with the one wording of a seat (``seat_label``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import chart_version_in, member_roles_in
+from portal.accounts.queries import chart_version_in, member_names, member_roles_in
 from portal.core.cache import LruCache
 from portal.core.db import TenantNotSet
 from portal.domain.orgchart import ChartSnapshot, Seat, Unit
@@ -71,6 +71,50 @@ def seat_labels_in(session: Session, position_ids: Iterable[int | None]) -> dict
         select(Position.id, Position.code, Position.title).where(Position.id.in_(ids))
     )
     return {i: seat_label(code, title) for i, code, title in rows}
+
+
+def gap_names(
+    *,
+    position_id: object,
+    member_id: object,
+    unit_id: object,
+    role: object,
+    seats: Mapping[int, str],
+    members: Mapping[int, str],
+    units: Mapping[int, str],
+) -> dict[str, object]:
+    """The names a gap's sentence needs (``gap_<reason>``): the seat, the member, the
+    unit or the role it is about, from names the caller already has (an id it has no
+    name for is shown as "#id")."""
+    names: dict[str, object] = {}
+    if isinstance(position_id, int):
+        names["position"] = seats.get(position_id, f"#{position_id}")
+    if isinstance(member_id, int):
+        names["member"] = members.get(member_id, f"#{member_id}")
+    if isinstance(unit_id, int):
+        names["unit"] = units.get(unit_id, f"#{unit_id}")
+    if role is not None:
+        names["role"] = role
+    return names
+
+
+def gap_names_in(
+    session: Session, chart: ChartSnapshot, gap: Mapping[str, object]
+) -> dict[str, object]:
+    """``gap_names`` for a gap as a refusal carries it (``Gap.to_json``), from the chart
+    already loaded and one read for a member's name."""
+    position_id, member_id, unit_id = (gap.get(k) for k in ("position_id", "member_id", "unit_id"))
+    seat = chart.seats.get(position_id) if isinstance(position_id, int) else None
+    unit = chart.units.get(unit_id) if isinstance(unit_id, int) else None
+    return gap_names(
+        position_id=position_id,
+        member_id=member_id,
+        unit_id=unit_id,
+        role=gap.get("role"),
+        seats={seat.id: seat_label(seat.code, seat.title)} if seat else {},
+        members=member_names(session, [member_id]) if isinstance(member_id, int) else {},
+        units={unit.id: unit.name} if unit else {},
+    )
 
 
 @dataclass(frozen=True)

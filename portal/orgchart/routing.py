@@ -5,18 +5,16 @@ The rules are pure (``domain.resolution``, ``domain.ladder``, ``domain.routing``
 chart comes from ``orgchart.queries.load_chart``. Which graph to route (a flow's
 current version, a draft) is the flows feature's business: ``preview_route_in`` is
 handed it, inside the caller's unit of work. ``resolve_grants`` and ``route_document``
-are one unit of work each; so is ``gap_params``, the names of a refused transition's
-gap for the document pages.
+are one unit of work each.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import base_currency_in, member_entry_in, member_names
@@ -28,8 +26,7 @@ from portal.domain.graph import Grant, Graph
 from portal.domain.money import check_amount
 from portal.domain.resolution import Gap, Resolution, resolve_all
 from portal.domain.routing import Route, route
-from portal.orgchart.models import OrgUnit, Position
-from portal.orgchart.queries import load_chart, seat_label
+from portal.orgchart.queries import gap_names, load_chart, seat_label
 
 
 def resolve_grants(
@@ -93,19 +90,17 @@ class RoutePreview:
         return {i: seat_label(s.code, s.title) for i, s in self.seats.items()}
 
     def gap_names(self, gap: Gap) -> dict[str, object]:
-        """The names a gap's sentence needs (``gap_<reason>``: the seat, the member, the
-        unit or the role it is about), from what the preview already loaded: no query."""
-        names: dict[str, object] = {}
-        if gap.position_id is not None:
-            seat = self.seats.get(gap.position_id)
-            names["position"] = seat_label(seat.code, seat.title) if seat else f"#{gap.position_id}"
-        if gap.member_id is not None:
-            names["member"] = self.members.get(gap.member_id, f"#{gap.member_id}")
-        if gap.unit_id is not None:
-            names["unit"] = self.units.get(gap.unit_id, f"#{gap.unit_id}")
-        if gap.role is not None:
-            names["role"] = gap.role
-        return names
+        """The names a gap's sentence needs, from what the preview already loaded: no
+        query."""
+        return gap_names(
+            position_id=gap.position_id,
+            member_id=gap.member_id,
+            unit_id=gap.unit_id,
+            role=gap.role,
+            seats=self.seat_labels(),
+            members=self.members,
+            units=self.units,
+        )
 
 
 def preview_route_in(
@@ -171,28 +166,3 @@ def preview_route_in(
         units={u: chart.units[u].name for u in unit_ids if u in chart.units},
         seat_of=seat_of,
     )
-
-
-def gap_params(actor: Actor | SystemActor, gap: Mapping[str, object]) -> dict[str, object]:
-    """The names a gap's sentence needs (``gap_<reason>`` in the messages): the seat,
-    the member, the unit or the role it is about — for a refusal to read plainly."""
-    params: dict[str, object] = {}
-    with unit_of_work_for(actor) as uow:
-        s = uow.session
-        position_id = gap.get("position_id")
-        if isinstance(position_id, int):
-            seat = s.execute(
-                select(Position.code, Position.title).where(Position.id == position_id)
-            ).first()
-            params["position"] = seat_label(seat.code, seat.title) if seat else f"#{position_id}"
-        member_id = gap.get("member_id")
-        if isinstance(member_id, int):
-            params["member"] = member_names(s, [member_id]).get(member_id, f"#{member_id}")
-        unit_id = gap.get("unit_id")
-        if isinstance(unit_id, int):
-            params["unit"] = (
-                s.scalar(select(OrgUnit.name).where(OrgUnit.id == unit_id)) or f"#{unit_id}"
-            )
-    if gap.get("role") is not None:
-        params["role"] = gap["role"]
-    return params

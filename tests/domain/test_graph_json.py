@@ -139,7 +139,7 @@ def test_a_graph_written_without_defaults_equals_one_written_with_them():
 # --- refusals name the path -----------------------------------------------------------
 
 
-def _set(path: tuple[Any, ...], value: Any):  # type: ignore[no-untyped-def]
+def _set(path: tuple[Any, ...], value: Any):
     def edit(doc: dict[str, Any]) -> None:
         target: Any = doc
         for step in path[:-1]:
@@ -149,7 +149,7 @@ def _set(path: tuple[Any, ...], value: Any):  # type: ignore[no-untyped-def]
     return edit
 
 
-def _delete(path: tuple[Any, ...]):  # type: ignore[no-untyped-def]
+def _delete(path: tuple[Any, ...]):
     def edit(doc: dict[str, Any]) -> None:
         target: Any = doc
         for step in path[:-1]:

@@ -300,7 +300,7 @@ def test_a_document_using_every_optional_key_passes_the_schema_loads_and_validat
 # --- what the schema refuses, the product refuses ----------------------------------------
 
 
-def _edit(path: tuple[Any, ...], value: Any = ..., *, delete: bool = False):  # type: ignore[no-untyped-def]
+def _edit(path: tuple[Any, ...], value: Any = ..., *, delete: bool = False):
     def apply(document: dict[str, Any]) -> dict[str, Any]:
         document = copy.deepcopy(document)
         target: Any = document

@@ -13,7 +13,7 @@ from portal.domain.naming import (
 )
 
 
-def _refusal(call, *args, **kwargs) -> DomainError:  # type: ignore[no-untyped-def]
+def _refusal(call, *args, **kwargs) -> DomainError:
     with pytest.raises(DomainError) as caught:
         call(*args, **kwargs)
     return caught.value

@@ -168,7 +168,7 @@ def with_choice(g: Graph, field: int, i: int, **changes: Any) -> Graph:
     return with_field(g, field, choices=_at(g.fields[field].choices, i, changes))
 
 
-def plus(g: Graph, *, states=(), transitions=(), grants=()) -> Graph:  # type: ignore[no-untyped-def]
+def plus(g: Graph, *, states=(), transitions=(), grants=()) -> Graph:
     return replace(
         g,
         states=(*g.states, *states),

@@ -19,7 +19,7 @@ from tests.orgchart.test_routing_views import chart  # noqa: F401
 FLOW = "/o/acme-test/flows/leave_request/api"
 
 
-def _json(client, method: str, url: str, token: str, body: Any = None):  # type: ignore[no-untyped-def]
+def _json(client, method: str, url: str, token: str, body: Any = None):
     return client.open(
         url,
         method=method,
@@ -29,11 +29,11 @@ def _json(client, method: str, url: str, token: str, body: Any = None):  # type:
     )
 
 
-def _get(client, url: str):  # type: ignore[no-untyped-def]
+def _get(client, url: str):
     return client.get(url, headers={"Accept": "application/json"})
 
 
-def _save(client, token: str, revision: int, graph: dict):  # type: ignore[no-untyped-def]
+def _save(client, token: str, revision: int, graph: dict):
     return _json(client, "PUT", f"{FLOW}/draft", token, {"revision": revision, "graph": graph})
 
 
@@ -275,7 +275,7 @@ def test_the_publish_summary_words_each_change_in_the_readers_language(
     assert "HEAD — Head of sales" in chinese["added"][0]["text"]
 
 
-def _import(client, token: str, revision: object, body: bytes):  # type: ignore[no-untyped-def]
+def _import(client, token: str, revision: object, body: bytes):
     return client.put(
         f"{FLOW}/draft/import?revision={revision}",
         data=body,

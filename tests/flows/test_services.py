@@ -36,21 +36,21 @@ from tests.factories import retire_position
 postgres_only = pytest.mark.postgres_only
 
 
-def _refusal(call, *args, **kwargs) -> DomainError:  # type: ignore[no-untyped-def]
+def _refusal(call, *args, **kwargs) -> DomainError:
     with pytest.raises(DomainError) as caught:
         call(*args, **kwargs)
     return caught.value
 
 
-def _codes(violations) -> list[str]:  # type: ignore[no-untyped-def]
+def _codes(violations) -> list[str]:
     return [v.code for v in errors_in(violations)]
 
 
-def _relabelled(graph, en: str):  # type: ignore[no-untyped-def]
+def _relabelled(graph, en: str):
     return replace(graph, labels=Labels({**graph.labels, "en": en}))
 
 
-def _granting(graph, *grants: Grant):  # type: ignore[no-untyped-def]
+def _granting(graph, *grants: Grant):
     """The graph with its grants replaced (the leave request's one step is ``approved``)."""
     return replace(graph, grants=tuple(grants))
 
@@ -67,23 +67,23 @@ def _position_grant(position_id: int, on_vacancy: str | None = None) -> Grant:
     )
 
 
-def _publish(actor, graph):  # type: ignore[no-untyped-def]
+def _publish(actor, graph):
     """Save ``graph`` over whatever draft there is and publish it."""
     current = drafts.get_draft(actor, graph.kind).revision
     draft = drafts.save_draft(actor, graph.kind, graph, revision=current)
     return publishing.publish_draft(actor, graph.kind, revision=draft.revision).view
 
 
-def _seat(actor, code: str = "CFO"):  # type: ignore[no-untyped-def]
+def _seat(actor, code: str = "CFO"):
     unit = orgchart.create_unit(actor, code=f"U-{code}", name=f"{code} unit")
     return orgchart.create_position(actor, code=code, title=f"{code} seat", unit_id=unit.id)
 
 
-def _leave(actor):  # type: ignore[no-untyped-def]
+def _leave(actor):
     return queries.current_version(actor, "leave_request").graph
 
 
-def _claim(actor):  # type: ignore[no-untyped-def]
+def _claim(actor):
     return queries.current_version(actor, "expense_claim").graph
 
 
@@ -512,7 +512,7 @@ def test_a_loaded_version_is_served_from_the_cache_without_the_database(acme, gl
     admin = acme.admin.actor
     first = queries.get_version(admin, "expense_claim", 1)
 
-    def no_database(actor):  # type: ignore[no-untyped-def]
+    def no_database(actor):
         raise AssertionError("the cache should have answered")
 
     monkeypatch.setattr(queries, "unit_of_work_for", no_database)

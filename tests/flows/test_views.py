@@ -22,7 +22,7 @@ from tests.factories import sign_in
 FLOWS = "/o/acme-test/flows"
 
 
-def _upload(client, url: str, token: str, body: bytes, revision: int | str | None = None):  # type: ignore[no-untyped-def]
+def _upload(client, url: str, token: str, body: bytes, revision: int | str | None = None):
     data = {"file": (io.BytesIO(body), "flow.json"), "csrf_token": token}
     if revision is not None:
         data["revision"] = str(revision)
@@ -41,11 +41,11 @@ def _violation_codes(html: str) -> list[str]:
     return re.findall(r'<span class="code">([a-z_]+)</span></td>', table.group(0))
 
 
-def _claim_document(actor) -> dict:  # type: ignore[no-untyped-def]
+def _claim_document(actor) -> dict:
     return json.loads(transfer.export_flow(actor, "expense_claim", version=1).body)
 
 
-def _save_without_grants(actor, kind: str = "expense_claim"):  # type: ignore[no-untyped-def]
+def _save_without_grants(actor, kind: str = "expense_claim"):
     graph = drafts.get_draft(actor, kind).graph
     return drafts.save_draft(actor, kind, replace(graph, grants=()), revision=0)
 
@@ -159,7 +159,7 @@ def test_a_draft_naming_another_organizations_people_shows_no_name_of_theirs(
     bob = make_member(acme.org, "Bob Builder")
     leave = queries.current_version(admin, "leave_request").graph
 
-    def naming(member_id: int):  # type: ignore[no-untyped-def]
+    def naming(member_id: int):
         grant = Grant(state="approved", grantee=Grantee(kind=GranteeKind.MEMBER, member=member_id))
         return replace(leave, grants=(grant,))
 

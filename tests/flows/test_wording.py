@@ -21,7 +21,7 @@ class Chart:
 
 
 @pytest.fixture
-def words(app):  # type: ignore[no-untyped-def]
+def words(app):
     with app.test_request_context():
         yield
 
@@ -44,11 +44,11 @@ def words(app):  # type: ignore[no-untyped-def]
         (Grantee(GranteeKind.POSITION, position=4), "position #4"),
     ],
 )
-def test_each_grantee_reads_as_who_it_is(words, grantee, expected):  # type: ignore[no-untyped-def]
+def test_each_grantee_reads_as_who_it_is(words, grantee, expected):
     assert grantee_words(grantee, Chart()) == expected
 
 
-def test_a_grant_adds_only_what_differs_from_the_defaults(words):  # type: ignore[no-untyped-def]
+def test_a_grant_adds_only_what_differs_from_the_defaults(words):
     plain = Grant(Grantee(GranteeKind.SUPERIOR), state="approved")
     assert grant_words(plain, Chart()) == "the requester's superior"
 

@@ -12,7 +12,7 @@ TODAY = date(2026, 3, 16)
 
 
 @pytest.fixture
-def today(app) -> date:  # type: ignore[no-untyped-def]
+def today(app) -> date:
     """Freezes the clock on TODAY; the harness unfreezes it after each test."""
     clock.freeze(datetime(TODAY.year, TODAY.month, TODAY.day, 9, 0, tzinfo=UTC))
     return TODAY

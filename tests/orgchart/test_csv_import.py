@@ -41,24 +41,24 @@ def _rows(error: RowErrors) -> list[tuple[int, str | None, str]]:
     return [(e.row, e.column, e.code) for e in error.rows]
 
 
-def _refusal(actor, kind: str, data: bytes) -> DomainError:  # type: ignore[no-untyped-def]
+def _refusal(actor, kind: str, data: bytes) -> DomainError:
     with pytest.raises(DomainError) as caught:
         import_csv(actor, kind, data)
     return caught.value
 
 
-def _bad_rows(actor, kind: str, data: bytes) -> RowErrors:  # type: ignore[no-untyped-def]
+def _bad_rows(actor, kind: str, data: bytes) -> RowErrors:
     with pytest.raises(RowErrors) as caught:
         import_csv(actor, kind, data)
     return caught.value
 
 
-def _retire(actor, code: str) -> None:  # type: ignore[no-untyped-def]
+def _retire(actor, code: str) -> None:
     [seat] = [p for p in services.get_chart(actor).positions.values() if p.code == code]
     retire_position(actor, seat.id)
 
 
-def _import_structure(actor) -> None:  # type: ignore[no-untyped-def]
+def _import_structure(actor) -> None:
     import_csv(actor, "units", UNITS)
     import_csv(actor, "positions", POSITIONS)
 

@@ -66,14 +66,14 @@ class Chart:
     glen: int
 
 
-def _seat(actor, code: str, unit_id: int, reports_to_id: int | None = None) -> int:  # type: ignore[no-untyped-def]
+def _seat(actor, code: str, unit_id: int, reports_to_id: int | None = None) -> int:
     position = services.create_position(
         actor, code=code, title=f"{code} seat", unit_id=unit_id, reports_to_id=reports_to_id
     )
     return position.id
 
 
-def _make_head(actor, unit_id: int, head_position_id: int | None) -> None:  # type: ignore[no-untyped-def]
+def _make_head(actor, unit_id: int, head_position_id: int | None) -> None:
     unit = services.get_unit(actor, unit_id)
     services.update_unit(
         actor,
@@ -85,13 +85,13 @@ def _make_head(actor, unit_id: int, head_position_id: int | None) -> None:  # ty
     )
 
 
-def _sit(actor, member_id: int, position_id: int, **kw) -> int:  # type: ignore[no-untyped-def]
+def _sit(actor, member_id: int, position_id: int, **kw) -> int:
     kw.setdefault("valid_from", VALID_FROM)
     return services.assign_position(actor, member_id=member_id, position_id=position_id, **kw).id
 
 
 @pytest.fixture
-def chart(acme, globex, make_member, today) -> Chart:  # type: ignore[no-untyped-def]
+def chart(acme, globex, make_member, today) -> Chart:
     admin = acme.admin.actor
     exec_unit = services.create_unit(admin, code="EXEC", name="Executive").id
     ops_unit = services.create_unit(admin, code="OPS", name="Operations", parent_id=exec_unit).id
@@ -159,7 +159,7 @@ def _grant(
     )
 
 
-def _resolve(actor, grant: Grant, requester: int, *, on: date | None = None) -> Resolution:  # type: ignore[no-untyped-def]
+def _resolve(actor, grant: Grant, requester: int, *, on: date | None = None) -> Resolution:
     [resolution] = routing.resolve_grants(actor, [(0, grant)], requester, on=on)
     assert resolution.index == 0
     return resolution
@@ -178,7 +178,7 @@ def _gap(resolution: Resolution) -> Gap:
     return resolution.gap
 
 
-def _refusal(call, *args, **kwargs) -> DomainError:  # type: ignore[no-untyped-def]
+def _refusal(call, *args, **kwargs) -> DomainError:
     with pytest.raises(DomainError) as caught:
         call(*args, **kwargs)
     return caught.value
@@ -485,7 +485,7 @@ def test_acmes_chart_snapshot_holds_nothing_of_globex(acme, globex, chart, today
 
 
 @pytest.fixture
-def purchase(acme, chart):  # type: ignore[no-untyped-def]
+def purchase(acme, chart):
     return flow_queries.current_version(acme.admin.actor, seeded.PURCHASE_REQUEST).graph
 
 
@@ -658,7 +658,7 @@ def test_the_preview_says_what_would_strand_a_document(acme, chart):
 def test_the_preview_refuses_amounts_that_are_not_money(acme, chart):
     admin = acme.admin.actor
 
-    def preview(amount: str):  # type: ignore[no-untyped-def]
+    def preview(amount: str):
         return route_preview.preview_route(
             admin, kind=seeded.PURCHASE_REQUEST, member_id=chart.sam, amount=Decimal(amount)
         )

@@ -42,7 +42,7 @@ class Chart:
 
 
 @pytest.fixture
-def chart(acme, globex, make_member, today) -> Chart:  # type: ignore[no-untyped-def]
+def chart(acme, globex, make_member, today) -> Chart:
     admin = acme.admin.actor
     unit = services.create_unit(admin, code="SALES", name="Sales").id
     head = services.create_position(admin, code="HEAD", title="Head of sales", unit_id=unit).id
@@ -308,7 +308,7 @@ def test_the_route_is_read_as_of_the_day_asked(client, login, acme, chart, make_
     assert "as of Mar 10, 2026." in _text(_result(html))
 
 
-def _holding_of(acme, member_id: int) -> int:  # type: ignore[no-untyped-def]
+def _holding_of(acme, member_id: int) -> int:
     chart = services.get_chart(acme.admin.actor)
     [holding] = [
         h.holding_id

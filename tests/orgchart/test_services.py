@@ -12,23 +12,23 @@ from portal.orgchart import services
 from portal.orgchart.models import HoldingKind
 
 
-def _refusal(call, *args, **kwargs) -> DomainError:  # type: ignore[no-untyped-def]
+def _refusal(call, *args, **kwargs) -> DomainError:
     with pytest.raises(DomainError) as caught:
         call(*args, **kwargs)
     return caught.value
 
 
-def _unit(actor, code: str, parent_id: int | None = None):  # type: ignore[no-untyped-def]
+def _unit(actor, code: str, parent_id: int | None = None):
     return services.create_unit(actor, code=code, name=f"{code} unit", parent_id=parent_id)
 
 
-def _position(actor, code: str, unit_id: int, reports_to_id: int | None = None):  # type: ignore[no-untyped-def]
+def _position(actor, code: str, unit_id: int, reports_to_id: int | None = None):
     return services.create_position(
         actor, code=code, title=f"{code} seat", unit_id=unit_id, reports_to_id=reports_to_id
     )
 
 
-def _report(actor, position, reports_to_id: int | None, **changes):  # type: ignore[no-untyped-def]
+def _report(actor, position, reports_to_id: int | None, **changes):
     fields = {
         "code": position.code,
         "title": position.title,
@@ -39,7 +39,7 @@ def _report(actor, position, reports_to_id: int | None, **changes):  # type: ign
     return services.update_position(actor, position.id, **{**fields, **changes})
 
 
-def _set_unit(actor, unit, **changes):  # type: ignore[no-untyped-def]
+def _set_unit(actor, unit, **changes):
     fields = {
         "code": unit.code,
         "name": unit.name,

@@ -84,7 +84,7 @@ def test_a_position_form_refusing_a_reporting_cycle_says_why_beside_the_field(
     )
     token = login(acme.admin)
 
-    def save_boss(reports_to: str, title: str):  # type: ignore[no-untyped-def]
+    def save_boss(reports_to: str, title: str):
         return client.post(
             f"{CHART}/positions/{boss.id}",
             data={
@@ -114,7 +114,7 @@ def test_a_position_form_refusing_a_reporting_cycle_says_why_beside_the_field(
 def test_an_uploaded_csv_with_bad_rows_lists_them_and_imports_nothing(client, login, acme, today):
     token = login(acme.admin)
 
-    def upload(data: bytes):  # type: ignore[no-untyped-def]
+    def upload(data: bytes):
         return client.post(
             f"{CHART}/import",
             data={"kind": "units", "file": (io.BytesIO(data), "units.csv"), "csrf_token": token},
