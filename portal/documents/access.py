@@ -16,7 +16,7 @@ import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -153,38 +153,6 @@ class DocumentView:
         return state is not None and state.role == StateRole.DRAFT
 
 
-class ShownColumns(Protocol):
-    """The columns a ``DocumentView`` shows: a ``DocumentRecord``'s, or a ``Document``
-    just created."""
-
-    @property
-    def id(self) -> int: ...
-    @property
-    def reference(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def description(self) -> str: ...
-    @property
-    def amount(self) -> Decimal: ...
-    @property
-    def currency(self) -> str: ...
-    @property
-    def fields(self) -> dict[str, Any]: ...
-    @property
-    def requester_id(self) -> int: ...
-    @property
-    def version(self) -> int: ...
-    @property
-    def state(self) -> str: ...
-    @property
-    def state_entered_at(self) -> datetime: ...
-    @property
-    def created_at(self) -> datetime: ...
-
-
 def document_view_in(session: Session, loaded: VisibleDocument) -> DocumentView:
     """The document as pages and callers see it, with its pinned flow's graph."""
     doc = loaded.doc
@@ -192,7 +160,7 @@ def document_view_in(session: Session, loaded: VisibleDocument) -> DocumentView:
     return document_view(doc, loaded.requester_name, graph)
 
 
-def document_view(doc: ShownColumns, requester_name: str, graph: Graph) -> DocumentView:
+def document_view(doc: DocumentRecord, requester_name: str, graph: Graph) -> DocumentView:
     return DocumentView(
         id=doc.id,
         reference=doc.reference,

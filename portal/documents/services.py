@@ -17,9 +17,16 @@ from sqlalchemy.orm import Session
 from portal.accounts.queries import base_currency_in, member_names
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
-from portal.documents.access import DocumentView, document_view, document_view_in, load_visible
+from portal.documents.access import (
+    DocumentView,
+    document_view,
+    document_view_in,
+    load_visible,
+    record_of,
+)
 from portal.documents.models import Document, ReferenceCounter
 from portal.domain.actor import Actor
+from portal.domain.chain import GENESIS_HASH
 from portal.domain.editing import check_editable
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.fields import check_fields, check_title
@@ -103,13 +110,19 @@ def create_document(
             version=version.version,
             state=initial.key,
             state_entered_at=now,
+            dispute_raiser_id=None,
+            # The chain starts empty; stated here rather than left to the column
+            # defaults, so the new row is known without reading it back.
+            row_version=1,
+            chain_seq=0,
+            chain_hash=GENESIS_HASH,
             created_at=now,
             updated_at=now,
         )
         s.add(doc)
         s.flush()
         name = member_names(s, [actor.member_id]).get(actor.member_id, "")
-        return document_view(doc, name, version.graph)
+        return document_view(record_of(doc), name, version.graph)
 
 
 def update_document(
