@@ -50,11 +50,14 @@ lint: install-test
 check-imports: install-test
 	$(BIN)/lint-imports
 
+typecheck: install-test
+	$(BIN)/mypy
+
 # Every test on PostgreSQL + Redis (when reachable; see PORTAL_TEST_REQUIRE_SERVICES),
 # then everything but the PostgreSQL-only tests again on SQLite + fakeredis.
 test: install-test translations
 	@bash .ci/ensure-chromium
-	$(MAKE) --no-print-directory lint check-imports
+	$(MAKE) --no-print-directory lint check-imports typecheck
 	$(MAKE) --no-print-directory test-services
 	$(MAKE) --no-print-directory test-embedded
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Page
 
 from tests.conftest import TEST_DB_NAME, _choose_backend_name, _redis_url, create_postgres_database
 
@@ -115,9 +116,12 @@ def base_url(live_server: str) -> str:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     outcome = yield
     report = outcome.get_result()
-    if report.when == "call" and report.failed and "page" in item.funcargs:
+    # Test functions (not every kind of item) carry their fixtures' values.
+    funcargs = item.funcargs if isinstance(item, pytest.Function) else {}
+    page = funcargs.get("page")
+    if report.when == "call" and report.failed and isinstance(page, Page):
         ARTIFACTS.mkdir(exist_ok=True)
-        item.funcargs["page"].screenshot(path=str(ARTIFACTS / f"{item.name}.png"), full_page=True)
+        page.screenshot(path=str(ARTIFACTS / f"{item.name}.png"), full_page=True)
 
 
 def axe_violations(page) -> list[dict]:

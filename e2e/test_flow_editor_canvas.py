@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FloatRect, Page, expect
 
 from e2e.conftest import axe_violations, screenshot
 from e2e.flow_editor import (
@@ -32,13 +32,13 @@ from e2e.test_sign_in import sign_in
 KIND = "purchase_request"
 
 
-def _box(page: Page, key: str) -> dict:
+def _box(page: Page, key: str) -> FloatRect:
     box = canvas_state(page, key).locator("rect").first.bounding_box()
     assert box
     return box
 
 
-def _overlap(a: dict, b: dict) -> bool:
+def _overlap(a: FloatRect, b: FloatRect) -> bool:
     return not (
         a["x"] + a["width"] <= b["x"]
         or b["x"] + b["width"] <= a["x"]
@@ -47,7 +47,7 @@ def _overlap(a: dict, b: dict) -> bool:
     )
 
 
-def _any_overlap(boxes: list[dict]) -> bool:
+def _any_overlap(boxes: list[FloatRect]) -> bool:
     return any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
 
 
@@ -244,7 +244,7 @@ def test_parallel_arrows_and_a_self_loop_stay_readable(page: Page):
             ],
         },
     )
-    labels = {}
+    labels: dict[str, FloatRect] = {}
     for key in ("Send", "Rush", "Back", "Again"):
         box = page.locator("#paper [data-from] text").filter(has_text=key).bounding_box()
         assert box, key

@@ -6,22 +6,19 @@ from __future__ import annotations
 import json
 import re
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FilePayload, Page, expect
 
 from e2e.conftest import axe_violations, screenshot
 from e2e.test_sign_in import sign_in
 
 
 def _upload(page: Page, document: dict, name: str) -> None:
-    page.get_by_label("Flow file (JSON)").set_input_files(
-        files=[
-            {
-                "name": name,
-                "mimeType": "application/json",
-                "buffer": json.dumps(document).encode("utf-8"),
-            }
-        ]
-    )
+    payload: FilePayload = {
+        "name": name,
+        "mimeType": "application/json",
+        "buffer": json.dumps(document).encode("utf-8"),
+    }
+    page.get_by_label("Flow file (JSON)").set_input_files(files=[payload])
     page.get_by_role("button", name="Import as draft").click()
 
 

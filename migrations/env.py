@@ -22,7 +22,10 @@ def run_migrations_online() -> None:
     if connection is not None:
         _run(connection)
         return
-    engine = create_engine(config.get_main_option("sqlalchemy.url"), poolclass=pool.NullPool)
+    url = config.get_main_option("sqlalchemy.url")
+    if url is None:
+        raise RuntimeError("no database URL: run migrations through `portal db upgrade`")
+    engine = create_engine(url, poolclass=pool.NullPool)
     with engine.connect() as conn:
         _run(conn)
 

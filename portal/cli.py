@@ -94,7 +94,7 @@ def create_org(
         if account_queries.find_user(admin_email) is None:
             services.create_user(admin_email, admin_name, admin_password)
         system = SystemActor(org_id=org.id, org_slug=org.slug)
-        services.create_member(system, email=admin_email, name=admin_name, roles=[Role.ADMIN])  # type: ignore[arg-type]
+        services.create_member(system, email=admin_email, name=admin_name, roles=[Role.ADMIN])
     except DomainError as error:
         with current_app.test_request_context():
             raise click.ClickException(message_for(error)) from error
@@ -161,7 +161,10 @@ def demo(host: str, port: int, no_serve: bool) -> None:
     # Flask ignores app.run() inside its own CLI; serve with Werkzeug directly.
     from werkzeug.serving import run_simple
 
-    run_simple(host, port, current_app._get_current_object(), threaded=True)
+    # The application itself, not the context-local proxy to it (Flask types the proxy
+    # as the app, so the proxy's own method is unknown to the checker).
+    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    run_simple(host, port, app, threaded=True)
 
 
 # --- workers --------------------------------------------------------------------------------

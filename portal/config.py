@@ -10,6 +10,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from portal.domain.locales import SUPPORTED_LOCALES as SUPPORTED_LOCALES  # one list, shared
 
@@ -57,7 +58,7 @@ class Settings:
         """No Redis URL means RQ runs on an in-process fake Redis (demo mode)."""
         return not self.redis_url
 
-    def with_(self, **changes: object) -> Settings:
+    def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)
 
     @classmethod

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
-from portal.domain.actor import Actor, Role, SystemActor
+from portal.domain.actor import Role, SystemActor
 from portal.orgchart import services as chart
 from portal.provisioning import provision_organization
 
@@ -69,7 +69,7 @@ def seed_demo() -> bool:
     if account_queries.find_organization(DEMO_SLUG) is not None:
         return False
     org = provision_organization(DEMO_SLUG, "Acme Trading Sdn Bhd", base_currency="MYR")
-    system: Actor = SystemActor(org_id=org.id, org_slug=org.slug)  # type: ignore[assignment]
+    system = SystemActor(org_id=org.id, org_slug=org.slug)
     unit_ids: dict[str, int] = {}
     for code, name, parent in UNITS:
         unit_ids[code] = chart.create_unit(

@@ -38,8 +38,8 @@ class Person:
         return self.actor.user_id
 
 
-def system_actor(org: Organization) -> Actor:
-    return SystemActor(org_id=org.id, org_slug=org.slug)  # type: ignore[return-value]
+def system_actor(org: Organization) -> SystemActor:
+    return SystemActor(org_id=org.id, org_slug=org.slug)
 
 
 @pytest.fixture
@@ -122,6 +122,22 @@ def browser_for(app: Flask, email: str, password: str = PASSWORD) -> tuple[Flask
     # Signing in clears the session, and the CSRF secret with it: take a new token.
     page = browser.get("/orgs", follow_redirects=True).get_data(as_text=True)
     return browser, csrf_token_from(page)
+
+
+def locale_of(email: str) -> str | None:
+    """The language the account with ``email`` chose, as stored."""
+    user = account_queries.find_user(email)
+    assert user is not None
+    return user.locale
+
+
+def actor_of(org_slug: str, email: str) -> Actor:
+    """The account with ``email`` acting in the organization at ``org_slug``."""
+    user = account_queries.find_user(email)
+    assert user is not None
+    actor = account_queries.actor_for(org_slug, user.id, None)
+    assert actor is not None
+    return actor
 
 
 def demo_browser(app: Flask, name: str) -> tuple[FlaskClient, str]:

@@ -7,6 +7,8 @@ Create Date: 2026-11-30
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -33,7 +35,7 @@ def _org_id(table: str) -> sa.Column:
     )
 
 
-def _tenant_fk(column: str, table: str, **kw: object) -> sa.ForeignKeyConstraint:
+def _tenant_fk(column: str, table: str, **kw: Any) -> sa.ForeignKeyConstraint:
     return sa.ForeignKeyConstraint(["org_id", column], [f"{table}.org_id", f"{table}.id"], **kw)
 
 

@@ -8,6 +8,8 @@ Create Date: 2026-11-30
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -43,7 +45,7 @@ def _org_id(table: str) -> sa.Column:
     )
 
 
-def _fk(table: str, column: str, target: str, **kw: object) -> sa.ForeignKeyConstraint:
+def _fk(table: str, column: str, target: str, **kw: Any) -> sa.ForeignKeyConstraint:
     return sa.ForeignKeyConstraint(
         ["org_id", column],
         [f"{target}.org_id", f"{target}.id"],

@@ -19,13 +19,14 @@ from sqlalchemy import ColumnElement, ScalarSelect, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.models import Membership, Organization, User
+from portal.core.db import table_of
 from portal.core.uow import platform_work, unit_of_work_for
-from portal.domain.actor import Actor
+from portal.domain.actor import Actor, SystemActor
 from portal.domain.errors import NotFound
 
-_MEMBER = Membership.__table__
-_USER = User.__table__
-_ORG = Organization.__table__
+_MEMBER = table_of(Membership)
+_USER = table_of(User)
+_ORG = table_of(Organization)
 
 # No id outside BIGINT exists; the database could not even compare one.
 MAX_ID = 2**63 - 1
@@ -308,12 +309,12 @@ def member_rows_in(session: Session, where: ColumnElement[bool] | None = None) -
     return [MemberRow(m, u, e, n, tuple(r), a) for m, u, e, n, r, a in session.execute(stmt)]
 
 
-def list_members(actor: Actor) -> list[MemberRow]:
+def list_members(actor: Actor | SystemActor) -> list[MemberRow]:
     with unit_of_work_for(actor) as uow:
         return member_rows_in(uow.session)
 
 
-def get_member(actor: Actor, member_id: int) -> MemberRow:
+def get_member(actor: Actor | SystemActor, member_id: int) -> MemberRow:
     with unit_of_work_for(actor) as uow:
         rows = member_rows_in(uow.session, Membership.id == member_id)
     if not rows:

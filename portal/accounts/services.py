@@ -22,7 +22,7 @@ from portal.core.clock import clock
 from portal.core.ratelimit import FailureWindow
 from portal.core.security import hash_password, needs_rehash, verify_password
 from portal.core.uow import platform_work, unit_of_work_for
-from portal.domain.actor import Actor, Role, require_admin
+from portal.domain.actor import Actor, Role, SystemActor, require_admin
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.naming import normalise_email, normalise_name, normalise_slug
 
@@ -144,7 +144,9 @@ def _check_roles(roles: Iterable[str]) -> list[str]:
     return cleaned
 
 
-def create_member(actor: Actor, *, email: str, name: str, roles: Iterable[str] = ()) -> NewMember:
+def create_member(
+    actor: Actor | SystemActor, *, email: str, name: str, roles: Iterable[str] = ()
+) -> NewMember:
     require_admin(actor)
     email = normalise_email(email)
     name = normalise_name(name)
@@ -206,7 +208,7 @@ def _load_member_for_update(session: Session, member_id: int) -> Membership:
     return member
 
 
-def set_member_roles(actor: Actor, member_id: int, roles: Iterable[str]) -> MemberRow:
+def set_member_roles(actor: Actor | SystemActor, member_id: int, roles: Iterable[str]) -> MemberRow:
     require_admin(actor)
     roles_list = _check_roles(roles)
     with unit_of_work_for(actor) as uow:
@@ -218,7 +220,7 @@ def set_member_roles(actor: Actor, member_id: int, roles: Iterable[str]) -> Memb
         return _member_row(uow.session, member.id)
 
 
-def deactivate_member(actor: Actor, member_id: int) -> MemberRow:
+def deactivate_member(actor: Actor | SystemActor, member_id: int) -> MemberRow:
     require_admin(actor)
     if member_id == actor.member_id:
         raise DomainError("cannot_deactivate_self")
@@ -230,7 +232,7 @@ def deactivate_member(actor: Actor, member_id: int) -> MemberRow:
         return _member_row(uow.session, member.id)
 
 
-def reactivate_member(actor: Actor, member_id: int) -> MemberRow:
+def reactivate_member(actor: Actor | SystemActor, member_id: int) -> MemberRow:
     require_admin(actor)
     with unit_of_work_for(actor) as uow:
         member = _load_member_for_update(uow.session, member_id)

@@ -58,7 +58,7 @@ def dashboard() -> ResponseReturnValue:
 
 def _next_or(default: str) -> str:
     target = request.values.get("next")
-    return target if is_safe_next(target) else default
+    return target if target is not None and is_safe_next(target) else default
 
 
 @bp.route("/login", methods=["GET", "POST"])

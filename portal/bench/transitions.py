@@ -66,24 +66,25 @@ def _build_world() -> _World:
     system = SystemActor(org_id=org.id, org_slug=slug)
     admin_email = f"admin@{slug}.test"
     accounts.create_user(admin_email, "Bench Admin", "bench-pass-123")
-    accounts.create_member(system, email=admin_email, name="Bench Admin", roles=[Role.ADMIN])  # type: ignore[arg-type]
-    ceo_unit = chart.create_unit(system, code="EXEC", name="Executive")  # type: ignore[arg-type]
-    ceo = chart.create_position(system, code="CEO", title="CEO", unit_id=ceo_unit.id)  # type: ignore[arg-type]
+    accounts.create_member(system, email=admin_email, name="Bench Admin", roles=[Role.ADMIN])
+    ceo_unit = chart.create_unit(system, code="EXEC", name="Executive")
+    ceo = chart.create_position(system, code="CEO", title="CEO", unit_id=ceo_unit.id)
     chart.update_unit(
         system, ceo_unit.id, code="EXEC", name="Executive", parent_id=None, head_position_id=ceo.id
     )
 
     def person(email: str, name: str) -> Any:
         accounts.create_user(email, name, "bench-pass-123")
-        accounts.create_member(system, email=email, name=name)  # type: ignore[arg-type]
+        accounts.create_member(system, email=email, name=name)
         user = account_queries.find_user(email)
-        return account_queries.actor_for(slug, user.id, None)  # type: ignore[union-attr]
+        assert user is not None
+        return account_queries.actor_for(slug, user.id, None)
 
     boss = person(f"ceo@{slug}.test", "Chief")
-    chart.assign_position(system, member_id=boss.member_id, position_id=ceo.id)  # type: ignore[arg-type]
+    chart.assign_position(system, member_id=boss.member_id, position_id=ceo.id)
     requesters, superiors = [], {}
     for t in range(TEAMS):
-        unit = chart.create_unit(system, code=f"T{t}", name=f"Team {t}", parent_id=ceo_unit.id)  # type: ignore[arg-type]
+        unit = chart.create_unit(system, code=f"T{t}", name=f"Team {t}", parent_id=ceo_unit.id)
         head_seat = chart.create_position(
             system, code=f"T{t}-HEAD", title="Team head", unit_id=unit.id, reports_to_id=ceo.id
         )
@@ -96,7 +97,7 @@ def _build_world() -> _World:
             head_position_id=head_seat.id,
         )
         head = person(f"head{t}@{slug}.test", f"Head {t}")
-        chart.assign_position(system, member_id=head.member_id, position_id=head_seat.id)  # type: ignore[arg-type]
+        chart.assign_position(system, member_id=head.member_id, position_id=head_seat.id)
         for n in range(PER_TEAM):
             seat = chart.create_position(
                 system,
@@ -106,7 +107,7 @@ def _build_world() -> _World:
                 reports_to_id=head_seat.id,
             )
             staff = person(f"s{t}-{n}@{slug}.test", f"Staff {t}.{n}")
-            chart.assign_position(system, member_id=staff.member_id, position_id=seat.id)  # type: ignore[arg-type]
+            chart.assign_position(system, member_id=staff.member_id, position_id=seat.id)
             requesters.append(staff)
             superiors[staff.member_id] = head
     return _World(slug, org.id, requesters, superiors)
@@ -162,7 +163,7 @@ def _raw_connection(url: str) -> Any:
         return psycopg.connect(
             make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
         )
-    return sqlite3.connect(make_url(url).database, isolation_level=None)
+    return sqlite3.connect(make_url(url).database or ":memory:", isolation_level=None)
 
 
 def _raw_rate(world: _World, claims: list[tuple[Any, str]], conn: Any) -> float:

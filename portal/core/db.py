@@ -24,12 +24,13 @@ from sqlalchemy import (
     MetaData,
     Numeric,
     String,
+    Table,
     UniqueConstraint,
     create_engine,
     event,
     text,
 )
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, CursorResult, Engine, Result
 from sqlalchemy.orm import (
     DeclarativeBase,
     Mapped,
@@ -96,6 +97,22 @@ class Base(DeclarativeBase):
         Decimal: Numeric(19, 4),
         str: String(255),
     }
+
+
+def table_of(model: type[Base]) -> Table:
+    """A model's table, for the prebuilt Core statements of the hot paths. Declarative
+    typing says ``FromClause`` because a model may be mapped to any selectable; every
+    model here is mapped to a ``Table``."""
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table
+
+
+def rows_changed(result: Result[Any]) -> int:
+    """How many rows an UPDATE or DELETE touched: ``Session.execute`` answers such a
+    statement with a ``CursorResult``, though it is typed as any ``Result``."""
+    assert isinstance(result, CursorResult)
+    return result.rowcount
 
 
 class CreatedAt:
@@ -301,9 +318,10 @@ class Database:
     def new_session(self) -> Session:
         if self._factory is None:
             raise RuntimeError("the database is not configured; call create_app() first")
-        scope = _connection_scope.get()
-        if scope is not None and self._factory.kw.get("bind") is self.engine:
-            connection = scope.connection(self.engine)
+        scope, engine = _connection_scope.get(), self.engine
+        bound_to_engine = self._factory.kw.get("bind") is engine
+        if scope is not None and engine is not None and bound_to_engine:
+            connection = scope.connection(engine)
             # A unit of work opened inside another (the scope's connection is busy)
             # takes a connection of its own, as it would without the scope: it must
             # neither join the outer transaction nor reset its tenant.

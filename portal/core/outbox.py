@@ -18,7 +18,7 @@ from sqlalchemy import JSON, Index, String, Text, insert, or_, select, text
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from portal.core.clock import clock
-from portal.core.db import Base, CreatedAt, TenantNotSet, TenantScoped
+from portal.core.db import Base, CreatedAt, TenantNotSet, TenantScoped, table_of
 from portal.core.queue import enqueue, redis_holder
 from portal.core.uow import platform_work, unit_of_work
 
@@ -58,7 +58,7 @@ def add_events(session: Session, events: list[tuple[str, dict[str, Any]]]) -> No
         raise TenantNotSet()
     now = clock.now()
     session.connection().execute(
-        insert(OutboxEvent.__table__),
+        insert(table_of(OutboxEvent)),
         [
             {
                 "org_id": org_id,
@@ -100,7 +100,8 @@ def handler_for(topic: str) -> Handler | None:
 
 def backoff(attempts: int) -> timedelta:
     """10 s, 20 s, 40 s … at most an hour between attempts."""
-    return min(FIRST_RETRY * (2 ** max(attempts - 1, 0)), LONGEST_WAIT)
+    wait: timedelta = FIRST_RETRY * (2 ** max(attempts - 1, 0))
+    return min(wait, LONGEST_WAIT)
 
 
 def _doorbell(org_id: int) -> str:

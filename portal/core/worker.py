@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rq import Queue, Worker
+from rq.job import Job
 
 from portal.core.db import db
 
@@ -15,6 +16,6 @@ class PortalWorker(Worker):
     connections (``close=False``) and opens its own.
     """
 
-    def main_work_horse(self, job, queue: Queue) -> None:  # type: ignore[no-untyped-def]
+    def main_work_horse(self, job: Job, queue: Queue) -> None:
         db.dispose(close=False)
         super().main_work_horse(job, queue)

@@ -22,9 +22,11 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import chart_version_of, member_name_of
+from portal.core.db import table_of
 from portal.documents.models import Document, Task, TaskStatus
 from portal.domain import engine
 from portal.domain.actor import Actor, SystemActor
+from portal.domain.authority import Principal
 from portal.domain.errors import NotFound
 from portal.domain.graph import Graph, StateRole
 from portal.domain.orgchart import ChartSnapshot
@@ -33,8 +35,8 @@ from portal.flows.queries import version_in
 # A reference is at most this long; a longer one names no document.
 MAX_REFERENCE = 32
 
-_DOC = Document.__table__
-_TASK = Task.__table__
+_DOC = table_of(Document)
+_TASK = table_of(Task)
 
 _SELECT_DOCUMENT = select(
     _DOC,
@@ -196,7 +198,7 @@ def facts_of(doc: DocumentRecord) -> engine.DocumentFacts:
     )
 
 
-def principal_of(actor: Actor | SystemActor, chart: ChartSnapshot) -> engine.Principal:
+def principal_of(actor: Actor | SystemActor, chart: ChartSnapshot) -> Principal:
     """The actor as guards and authority see them: their member id, roles and unit."""
     unit = None
     if actor.member_id is not None:
@@ -204,4 +206,4 @@ def principal_of(actor: Actor | SystemActor, chart: ChartSnapshot) -> engine.Pri
         if seat_id is not None and seat_id in chart.seats:
             unit_row = chart.units.get(chart.seats[seat_id].unit_id)
             unit = unit_row.code if unit_row else None
-    return engine.Principal(actor.member_id, frozenset(actor.roles), unit)
+    return Principal(actor.member_id, frozenset(actor.roles), unit)

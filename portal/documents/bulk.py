@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import bindparam, case, select
 
+from portal.core.db import table_of
 from portal.core.uow import unit_of_work_for
 from portal.documents.access import DocumentView
 from portal.documents.models import Document, Task, TaskStatus
@@ -24,8 +25,8 @@ from portal.domain.verdicts import transition_for
 
 BULK_LIMIT = 100
 
-_DOC = Document.__table__
-_TASK = Task.__table__
+_DOC = table_of(Document)
+_TASK = table_of(Task)
 # The transitions the member's task on each named document authorises — an open task
 # first, else the latest closed one (the document moved on since the page was drawn).
 _TASKS_ON = (

@@ -40,7 +40,9 @@ class AmountField(StringField):
             return
         self.data = None
         if not plain_number(valuelist[0]):
-            return
+            if str(valuelist[0]):  # spaces or separators alone: no number in them
+                raise ValueError(_not_a("field_not_number", self.label.text))
+            return  # nothing typed: InputRequired says so
         try:
             self.data = parse_amount(valuelist[0])
         except DomainError:

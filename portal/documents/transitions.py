@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from portal.core import outbox
 from portal.core.clock import clock
+from portal.core.db import table_of
 from portal.core.outbox import add_events
 from portal.core.uow import UnitOfWork, unit_of_work_for
 from portal.documents.access import (
@@ -42,9 +43,9 @@ from portal.domain.graph import Transition
 from portal.flows.queries import version_in
 from portal.orgchart.queries import gap_names_in, load_chart
 
-_DOC = Document.__table__
-_TASK = Task.__table__
-_DECISION = Decision.__table__
+_DOC = table_of(Document)
+_TASK = table_of(Task)
+_DECISION = table_of(Decision)
 
 _ADVANCE = (
     update(_DOC)

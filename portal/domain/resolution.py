@@ -114,12 +114,14 @@ def _max_levels(grant: Grant) -> int:
     return grant.max_escalation_levels
 
 
-def _seat(grant: Grant, position_id: int, chart: ChartSnapshot) -> _Found:
+def _seat(grant: Grant, position_id: int | None, chart: ChartSnapshot) -> _Found:
     """A seat's holders; when it is empty, the next filled seat above (if the grant
     escalates and one is within reach)."""
-    seat = chart.seats.get(position_id)
+    # A seat grant that names no seat (only a draft can hold one) finds no seat either.
+    seat = chart.seats.get(position_id) if position_id is not None else None
     if seat is None or not seat.active:
         return _Found(gap=Gap(GapReason.POSITION_RETIRED, position_id=position_id))
+    position_id = seat.id
     members = chart.holders_of(position_id)
     if members:
         return _Found(members, position_id)
@@ -168,7 +170,7 @@ def _find(grant: Grant, requester: int, chart: ChartSnapshot) -> _Found:
             return _Found(members)
         return _Found(gap=Gap(GapReason.ROLE_EMPTY, role=grantee.role))
     if grantee.kind == GranteeKind.POSITION:
-        return _seat(grant, grantee.position, chart)  # type: ignore[arg-type]
+        return _seat(grant, grantee.position, chart)
     if grantee.kind not in (GranteeKind.SUPERIOR, GranteeKind.UNIT_HEAD, GranteeKind.LEVELS_UP):
         raise ValueError(f"unknown grantee kind {grantee.kind!r}")  # refused by the validator
     primary = chart.primary.get(requester)
@@ -189,10 +191,11 @@ def resolve(grant: Grant, requester: int, chart: ChartSnapshot, *, index: int = 
         if not members:
             # Nobody approves their own document: one level up from their own seat.
             primary = chart.primary.get(requester)
-            above, up = (0, ())
+            above = 0
+            holders: tuple[int, ...] = ()
             if primary is not None:
-                above, up = chart.next_filled_above(primary, _max_levels(grant))
-            up = tuple(m for m in up if m != requester)
+                above, holders = chart.next_filled_above(primary, _max_levels(grant))
+            up = tuple(m for m in holders if m != requester)
             if up:
                 return Resolution(grant, index, up, above, escalated=True)
             gap = Gap(GapReason.ONLY_THE_REQUESTER, member_id=requester)

@@ -90,7 +90,7 @@ def _page_of(session: Session, org_id: int, tasks: list[Any], limit: int) -> Inb
         graph = graphs.get(pinned)
         if graph is None:
             graph = graphs[pinned] = flows.version_in(session, org_id, *pinned).graph
-        rows[document_id] = InboxRow(*columns, graph)
+        rows[document_id] = InboxRow(*(*columns, graph))
     return InboxPage(list(rows.values()), more, tasks[0].total if tasks else 0)
 
 

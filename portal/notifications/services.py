@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import update
 
 from portal.core.clock import clock
+from portal.core.db import rows_changed
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor
 from portal.notifications.models import Notification
@@ -25,4 +26,4 @@ def mark_notifications_read(actor: Actor, ids: list[int] | None = None) -> int:
         )
         if ids is not None:
             stmt = stmt.where(Notification.id.in_([i for i in ids if 0 < i <= MAX_ID]))
-        return uow.session.execute(stmt).rowcount
+        return rows_changed(uow.session.execute(stmt))

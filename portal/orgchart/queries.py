@@ -14,13 +14,13 @@ from sqlalchemy.orm import Session
 
 from portal.accounts.queries import chart_version_in, member_names, member_roles_in
 from portal.core.cache import LruCache
-from portal.core.db import TenantNotSet
+from portal.core.db import TenantNotSet, table_of
 from portal.domain.orgchart import ChartSnapshot, Seat, Unit
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
 
-_P = Position.__table__
-_OU = OrgUnit.__table__
-_H = PositionHolding.__table__
+_P = table_of(Position)
+_OU = table_of(OrgUnit)
+_H = table_of(PositionHolding)
 _SEATS = select(
     _P.c.id, _P.c.code, _P.c.title, _P.c.unit_id, _P.c.reports_to_id, _P.c.active
 ).where(_P.c.org_id == bindparam("org"))

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
-from typing import Any, Protocol, TypeVar
+from typing import Any, ParamSpec, Protocol
 
 from flask import Flask, Response, abort, flash, g, redirect, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_login import current_user
 
@@ -37,14 +38,23 @@ class SessionUser:
         return f"{self.id}:{self.session_version}"
 
 
-class StoredUser(Protocol):
-    """What the user loader answers with: the account and its active memberships."""
+class Account(Protocol):
+    """A user account as sign-in knows it."""
 
-    id: int
-    email: str
-    name: str
-    locale: str | None
-    session_version: int
+    @property
+    def id(self) -> int: ...
+    @property
+    def email(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def locale(self) -> str | None: ...
+    @property
+    def session_version(self) -> int: ...
+
+
+class StoredUser(Account, Protocol):
+    """What the user loader answers with: the account and its active memberships."""
 
     @property
     def memberships(self) -> tuple[Any, ...]: ...
@@ -54,14 +64,11 @@ class StoredUser(Protocol):
 LoadUser = Callable[[int, int], StoredUser | None]
 
 
-def session_user(user: Any) -> SessionUser:
+def session_user(user: Account, memberships: tuple[Any, ...] = ()) -> SessionUser:
+    """The session's user; signing in knows no memberships yet (the next request loads
+    them with the user)."""
     return SessionUser(
-        user.id,
-        user.email,
-        user.name,
-        user.locale,
-        user.session_version,
-        tuple(getattr(user, "memberships", ())),
+        user.id, user.email, user.name, user.locale, user.session_version, memberships
     )
 
 
@@ -81,7 +88,7 @@ def init_auth(app: Flask, *, load_user: LoadUser) -> None:
             # deactivation): say so, rather than the generic "please sign in".
             g.session_expired = True
             return None
-        return session_user(user)
+        return session_user(user, user.memberships)
 
     login_manager.session_protection = "basic"
 
@@ -107,14 +114,16 @@ def _unauthorized() -> Any:
     return redirect(location)
 
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
 
 
-def admin_required(view: F) -> F:
+def admin_required(
+    view: Callable[P, ResponseReturnValue],
+) -> Callable[P, ResponseReturnValue]:
     """For pages under /o/<org>/admin: members who are not admins get 403."""
 
     @wraps(view)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> ResponseReturnValue:
         if not current_user.is_authenticated:
             return login_manager.unauthorized()
         actor = g.get("actor")
@@ -124,4 +133,4 @@ def admin_required(view: F) -> F:
             abort(403)
         return view(*args, **kwargs)
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper

@@ -82,10 +82,11 @@ def init_i18n_filters(app: Flask) -> None:
     def _date(value: date | str | None, fmt: str = "medium") -> str:
         if isinstance(value, str):  # a date field's stored ISO text
             try:
-                value = date.fromisoformat(value)
+                day = date.fromisoformat(value)
             except ValueError:
                 return value
-        return format_date(value, fmt) if value else ""
+            return str(format_date(day, fmt))
+        return str(format_date(value, fmt)) if value else ""
 
     def _datetime(value: datetime | None, fmt: str = "medium") -> str:
         return format_datetime(value, fmt) if value else ""

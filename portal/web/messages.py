@@ -14,7 +14,8 @@ from portal.domain.messages import MESSAGES
 class Coded(Protocol):
     """Anything with a message code and its parameters: errors, row errors, violations."""
 
-    code: str
+    @property
+    def code(self) -> str: ...
 
     @property
     def params(self) -> Mapping[str, Any]: ...
@@ -34,4 +35,6 @@ def message_for(error: Coded) -> str:
 def gap_message(reason: str, names: Mapping[str, object]) -> str:
     """Why a step found nobody to decide it (``gap_<reason>``), in words, with the names
     of the seat, member, unit or role it is about."""
-    return message_for(DomainError(f"gap_{reason}", **names))
+    gap = DomainError(f"gap_{reason}")
+    gap.params = dict(names)
+    return message_for(gap)

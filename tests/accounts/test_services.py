@@ -17,7 +17,7 @@ from portal.core.uow import platform_work
 from portal.domain.actor import Role
 from portal.domain.errors import DomainError, Forbidden, NotFound
 from portal.web.messages import message_for
-from tests.factories import PASSWORD, system_actor
+from tests.factories import PASSWORD, locale_of, system_actor
 
 ADDRESS = "198.51.100.7"
 
@@ -125,7 +125,8 @@ def test_an_account_throttle_ends_with_its_window_so_there_is_no_permanent_lock_
     # Attempts during the block are not counted and do not push its end further out.
     for _ in range(3):
         assert _refusal(acme.admin.email, "wrong", throttle).code == "login_throttled"
-    assert int(redis_holder.get().get(f"test-login-fail:account:{acme.admin.email}")) == 5
+    failures = redis_holder.get().get(f"test-login-fail:account:{acme.admin.email}")
+    assert failures is not None and int(failures) == 5
     assert throttle.by_account.blocked_for(acme.admin.email) <= 1
 
     deadline = time.monotonic() + 3
@@ -215,12 +216,12 @@ def test_a_deactivated_account_has_no_valid_session(acme):
 
 def test_a_user_can_save_a_supported_locale_but_not_another(acme):
     services.set_user_locale(acme.admin.user_id, "zh")
-    assert account_queries.find_user(acme.admin.email).locale == "zh"
+    assert locale_of(acme.admin.email) == "zh"
 
     with pytest.raises(DomainError) as caught:
         services.set_user_locale(acme.admin.user_id, "xx")
     assert caught.value.code == "unsupported_locale"
-    assert account_queries.find_user(acme.admin.email).locale == "zh"
+    assert locale_of(acme.admin.email) == "zh"
 
 
 def test_the_actor_speaks_the_users_locale_else_the_organizations(make_org, make_member):
@@ -240,7 +241,9 @@ def test_a_user_sees_only_the_organizations_where_they_are_an_active_member(acme
     slugs = [o.slug for o in account_queries.list_my_organizations(person.user_id)]
     assert slugs == ["acme-test", "globex-test"]
 
-    member_id = account_queries.actor_for("globex-test", person.user_id, None).member_id
+    in_globex = account_queries.actor_for("globex-test", person.user_id, None)
+    assert in_globex is not None
+    member_id = in_globex.member_id
     services.deactivate_member(globex.admin.actor, member_id)
     assert [o.slug for o in account_queries.list_my_organizations(person.user_id)] == ["acme-test"]
 

@@ -12,7 +12,7 @@ from portal.accounts import services
 from portal.accounts.models import User
 from portal.core.uow import platform_work
 from portal.domain.actor import Role
-from tests.factories import PASSWORD, csrf_token_from, system_actor
+from tests.factories import PASSWORD, csrf_token_from, locale_of, system_actor
 
 MEMBERS = "/o/acme-test/admin/members/"
 
@@ -410,7 +410,7 @@ def test_choosing_a_language_saves_it_on_the_account_and_the_pages_follow(acme, 
     )
     assert response.status_code == 302
     assert response.headers["Location"] == "/o/acme-test/"
-    assert account_queries.find_user(acme.admin.email).locale == "zh"
+    assert locale_of(acme.admin.email) == "zh"
     assert '<html lang="zh">' in browser.client.get("/o/acme-test/").get_data(as_text=True)
 
     # The choice belongs to the account: another browser signing in gets it too.
@@ -421,10 +421,10 @@ def test_choosing_a_language_saves_it_on_the_account_and_the_pages_follow(acme, 
 def test_an_unsupported_language_is_ignored(acme, sign_in):
     browser = sign_in(acme.admin.email)
     browser.client.post("/locale", data={"locale": "ms", "csrf_token": browser.csrf_token})
-    assert account_queries.find_user(acme.admin.email).locale == "ms"
+    assert locale_of(acme.admin.email) == "ms"
 
     browser.client.post("/locale", data={"locale": "xx", "csrf_token": browser.csrf_token})
-    assert account_queries.find_user(acme.admin.email).locale == "ms"
+    assert locale_of(acme.admin.email) == "ms"
     assert '<html lang="ms">' in browser.client.get("/o/acme-test/").get_data(as_text=True)
 
 

@@ -9,9 +9,11 @@ any third-party package added later that no list would name.
 from __future__ import annotations
 
 import sys
+from typing import cast
 
 from grimp import ImportGraph
 from importlinter import Contract, ContractCheck, fields, output
+from importlinter.domain.imports import Module
 
 
 def _top(module: str) -> str:
@@ -33,8 +35,9 @@ class StandardLibraryOnlyContract(Contract):
     allowed_modules = fields.ListField(subfield=fields.ModuleField())
 
     def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
-        sources = [m.name for m in self.source_modules]  # type: ignore[attr-defined]
-        allowed = [m.name for m in self.allowed_modules]  # type: ignore[attr-defined]
+        # The fields are parsed onto the contract as lists of modules.
+        sources = [m.name for m in cast("list[Module]", self.source_modules)]
+        allowed = [m.name for m in cast("list[Module]", self.allowed_modules)]
         checked = sorted(
             {m for m in graph.modules if any(_within(m, source) for source in sources)}
         )

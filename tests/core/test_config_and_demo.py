@@ -48,6 +48,7 @@ def test_demo_seeding_builds_acme_once_and_then_leaves_it_alone(app):
 
     assert seed_demo() is True
     org = account_queries.find_organization("acme")
+    assert org is not None
     system = SystemActor(org_id=org.id, org_slug=org.slug)
     members = account_queries.list_members(system)
     assert len(members) == len(PEOPLE) == 12

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import create_engine, select, text
+from sqlalchemy.pool import QueuePool
 
 from portal.accounts.models import Membership
 from portal.core.db import CrossTenantWrite, TenantNotSet, db
@@ -103,6 +104,8 @@ def test_rls_refuses_writing_a_row_into_another_org(backend, acme, globex):
 def test_every_org_scoped_table_is_covered_and_the_app_role_is_unprivileged(backend, app):
     if not backend.postgres:
         pytest.skip("row-level security is PostgreSQL's")
+    assert db.engine is not None
+    app_user = db.engine.url.username
     owner = create_engine(backend.owner_url)
     with owner.connect() as conn:
         tables = conn.execute(
@@ -121,13 +124,13 @@ def test_every_org_scoped_table_is_covered_and_the_app_role_is_unprivileged(back
             text(
                 "SELECT rolsuper, rolbypassrls, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = :r"
             ),
-            {"r": db.engine.url.username},
+            {"r": app_user},
         ).one()
         owned = conn.execute(
             text(
                 "SELECT count(*) FROM pg_class WHERE relowner = (SELECT oid FROM pg_roles WHERE rolname = :r)"
             ),
-            {"r": db.engine.url.username},
+            {"r": app_user},
         ).scalar()
     owner.dispose()
     assert {t[0] for t in tables} >= {"membership", "org_unit", "position", "position_holding"}
@@ -171,7 +174,9 @@ def test_a_pooled_connection_never_carries_a_tenant_into_the_next_transaction(ba
                         assert seen == str(org.id)
                     with platform_work() as uow:
                         assert uow.session.scalar(raw) == 0
-            assert single.pool.checkedout() == 0 and single.pool.size() == 1
+            pool = single.pool
+            assert isinstance(pool, QueuePool)
+            assert pool.checkedout() == 0 and pool.size() == 1
         finally:
             single.dispose()
             db.engine, db._factory = previous

@@ -23,17 +23,18 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import pytest
 
 from portal.domain.actor import Role
+from portal.domain.authority import Principal
 from portal.domain.chain import GENESIS_HASH, decision_hash
 from portal.domain.engine import (
     Authority,
     DocumentFacts,
     Posting,
-    Principal,
     TaskPlan,
     TransitionRefused,
     Via,
@@ -145,9 +146,7 @@ def test_a_transition_that_does_not_leave_the_current_state_is_not_allowed():
     # "approve" exists in the flow, but it leaves "reviewed", not "pending_review".
     assert CLAIM.transition("reviewed", "approve") is not None
     for key in ("approve", "no_such_action"):
-        refused = refusal(
-            lambda key=key: require_transition(CLAIM, document, key, "pending_review", "")
-        )
+        refused = refusal(partial(require_transition, CLAIM, document, key, "pending_review", ""))
         assert refused.code == "transition_not_allowed"
         assert refused.params == {"transition": key, "state": "pending_review"}
 
@@ -500,9 +499,7 @@ def test_a_rejection_is_authorised_like_its_target_gated_sibling():
         assert reject == approve
         assert reject.gate_state == "approved"
         refused = refusal(
-            lambda d=document, o=outsider: authorize(
-                PURCHASE, REJECT_PURCHASE, d, member(o), chart()
-            )
+            partial(authorize, PURCHASE, REJECT_PURCHASE, document, member(outsider), chart())
         )
         assert refused.code == "not_assigned"
     refused = refusal(
@@ -528,7 +525,7 @@ def test_whoever_raised_a_dispute_cannot_close_it_while_another_holder_may():
             (ADMIN, TREASURER),
         )
         refused = refusal(
-            lambda t=transition: authorize(CLAIM, t, document, member(ADMIN, Role.ADMIN), chart())
+            partial(authorize, CLAIM, transition, document, member(ADMIN, Role.ADMIN), chart())
         )
         assert refused.code == "dispute_raiser"
 
@@ -594,7 +591,8 @@ def test_a_task_is_due_when_the_states_deadline_says():
 
 
 def test_a_state_without_a_deadline_plans_tasks_with_no_due_time():
-    assert CLAIM.state("reviewed").deadline is None
+    reviewed = CLAIM.state("reviewed")
+    assert reviewed is not None and reviewed.deadline is None
     (plan,) = plan_tasks(CLAIM, "reviewed", doc(CLAIM, "pending_review"), chart(), NOW)
     assert (plan.gate_state, plan.assignees, plan.transitions, plan.due_at) == (
         "approved",

@@ -76,7 +76,7 @@ def test_a_graph_written_and_read_back_is_the_same_graph(graph):
 
 
 def test_attributes_left_out_stay_out_and_defaults_are_not_written():
-    data = to_json(valid())
+    data: Any = to_json(valid())  # indexed as the JSON it is
     assert "comment" not in data["transitions"][0]
     assert "approval" not in data["states"][0]
     assert "on_vacancy" not in data["grants"][0]
@@ -97,7 +97,7 @@ def test_an_amount_is_written_as_a_decimal_string_and_read_back_exactly():
             ),
         ),
     )
-    data = to_json(floored)
+    data: Any = to_json(floored)
     assert data["grants"][0]["min_amount"] == "2000.50"
     assert from_json(data).grants[0].min_amount == Decimal("2000.50")
     assert from_json(json.loads(dumps(floored))) == floored
@@ -110,7 +110,7 @@ def test_an_amount_built_in_an_exponent_form_is_still_written_in_fixed_point():
         min_amount=Decimal("1E+3"),
         currency=BASE,
     )
-    data = to_json(replace(valid(), grants=(thousand,)))
+    data: Any = to_json(replace(valid(), grants=(thousand,)))
     assert data["grants"][0]["min_amount"] == "1000"
     assert from_json(data).grants[0].min_amount == Decimal(1000)
 
@@ -205,7 +205,8 @@ def test_a_document_of_the_wrong_shape_is_refused_at_the_path_of_the_problem(
 
 
 def test_the_whole_document_has_the_empty_path():
-    for data in ([], "graph", None, 1):
+    shapes: list[object] = [[], "graph", None, 1]
+    for data in shapes:
         error = refusal(data)
         assert (error.code, error.path, error.params) == (
             "graph_wrong_type",

@@ -136,7 +136,9 @@ def test_a_gap_that_would_hand_the_decision_down_stops_the_route_and_is_named_fi
     stranded = route(PURCHASE, LONER, LARGE, with_lead().snapshot())
     no_seat = Gap(GapReason.NO_PRIMARY_POSITION, member_id=LONER)
     assert not stranded.routable
-    step, first = stranded.first_gap()
+    found = stranded.first_gap()
+    assert found is not None
+    step, first = found
     assert (step.state, first) == ("approved", no_seat)
     assert step.band is None and step.eligible == ()
 

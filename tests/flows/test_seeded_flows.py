@@ -107,8 +107,10 @@ def test_an_expense_claim_runs_from_draft_to_received_through_the_money_steps():
     assert role_of(g, "draft") == StateRole.DRAFT
     assert role_of(g, "category_verified") == StateRole.ACCRUAL
     assert role_of(g, "completed") == StateRole.PAYOUT
-    assert g.state("completed").labels["en"] == "Paid"
+    completed = g.state("completed")
+    assert completed is not None and completed.labels["en"] == "Paid"
     received = g.state("received")
+    assert received is not None
     assert received.terminal and received.role == StateRole.ACKNOWLEDGED
     assert [s.key for s in g.states if s.role == StateRole.ACCRUAL] == ["category_verified"]
     assert [s.key for s in g.states if s.role == StateRole.PAYOUT] == ["completed"]
@@ -174,7 +176,7 @@ def test_a_purchase_request_needs_an_amount_above_zero_to_submit():
 def test_a_purchase_request_escalates_up_after_48_hours_without_a_decision():
     g = seeded.purchase_request("MYR")
     submitted = g.state("submitted")
-    assert submitted.deadline is not None
+    assert submitted is not None and submitted.deadline is not None
     assert (submitted.deadline.after, submitted.deadline.on_breach) == (
         "48h",
         BreachAction.ESCALATE_UP,

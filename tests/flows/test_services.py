@@ -13,6 +13,7 @@ from sqlalchemy.exc import DBAPIError
 
 from portal.accounts import services as accounts
 from portal.core.clock import clock
+from portal.core.db import rows_changed
 from portal.core.uow import platform_work, unit_of_work
 from portal.domain import graph_json
 from portal.domain.actor import Role
@@ -30,6 +31,7 @@ from portal.flows.services import (
     transfer,
     validation,
 )
+from portal.flows.services.validation import FlowInvalid
 from portal.orgchart import services as orgchart
 from tests.factories import retire_position
 
@@ -381,6 +383,7 @@ def test_a_position_grantee_must_be_an_active_seat_of_this_organization(acme, gl
         )
         assert _codes(draft.violations) == ["grantee_position_unknown"]
         error = _refusal(publishing.publish_draft, admin, "leave_request", revision=draft.revision)
+        assert isinstance(error, FlowInvalid)
         assert _codes(error.violations) == ["grantee_position_unknown"]
 
 
@@ -396,7 +399,7 @@ def test_the_app_role_may_not_update_or_delete_a_published_version(backend, acme
     admin = acme.admin.actor
     drafts.save_draft(admin, "expense_claim", _claim(admin), revision=0)
     with unit_of_work(acme.org.id) as uow:  # the allowed case: a draft is mutable
-        assert uow.session.execute(text(TOUCH_DRAFT)).rowcount == 1
+        assert rows_changed(uow.session.execute(text(TOUCH_DRAFT))) == 1
         assert uow.session.scalar(text("SELECT count(*) FROM flow_version")) == len(SEEDED_KINDS)
 
     for statement in (
@@ -479,7 +482,7 @@ def test_on_sqlite_the_triggers_refuse_updating_or_deleting_a_version(backend, a
     admin = acme.admin.actor
     drafts.save_draft(admin, "expense_claim", _claim(admin), revision=0)
     with unit_of_work(acme.org.id) as uow:  # the allowed case: a draft is mutable
-        assert uow.session.execute(text(TOUCH_DRAFT)).rowcount == 1
+        assert rows_changed(uow.session.execute(text(TOUCH_DRAFT))) == 1
 
     for statement, op in (
         ("UPDATE flow_version SET digest = 'tampered'", "UPDATE"),

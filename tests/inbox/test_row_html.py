@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from portal.inbox.row_html import row_html
 
-PLAIN = {
+PLAIN: dict[str, Any] = {
     "reference": "EXP-2026-00001",
     "value": "EXP-2026-00001|pending_review",
     "select": "Select EXP-2026-00001",

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -31,6 +32,7 @@ from portal.domain.actor import Role
 from portal.domain.errors import DomainError, Forbidden
 from portal.domain.graph import Grant, Grantee, GranteeKind, OnVacancy
 from portal.domain.resolution import Gap, GapReason, Resolution
+from portal.domain.routing import Route
 from portal.flows import queries as flow_queries
 from portal.flows import seeded
 from portal.flows.services import drafts, publishing, route_preview
@@ -64,6 +66,13 @@ class Chart:
     g_work: int
     gina: int
     glen: int
+
+
+def _first_gap(found: Route) -> Gap:
+    """The gap the route strands on first (it must strand)."""
+    first = found.first_gap()
+    assert first is not None
+    return first[1]
 
 
 def _seat(actor, code: str, unit_id: int, reports_to_id: int | None = None) -> int:
@@ -149,10 +158,10 @@ def chart(acme, globex, make_member, today) -> Chart:
 
 
 def _grant(
-    kind: str, *, on_vacancy: str | None = None, max_levels: int | None = None, **who: object
+    kind: str, *, on_vacancy: str | None = None, max_levels: int | None = None, **who: Any
 ) -> Grant:
     return Grant(
-        grantee=Grantee(kind=kind, **who),  # type: ignore[arg-type]
+        grantee=Grantee(kind=kind, **who),
         state="approved",
         on_vacancy=on_vacancy,
         max_escalation_levels=max_levels,
@@ -495,6 +504,7 @@ def test_a_purchase_below_the_unit_head_floor_is_the_superiors(acme, chart, purc
     assert route.routable
     [step] = route.steps
     assert step.state == "approved"
+    assert step.band is not None
     assert (step.band.floor, step.band.grants, step.eligible) == (
         Decimal("0.00"),
         (0,),
@@ -510,6 +520,7 @@ def test_a_purchase_at_the_unit_head_floor_is_the_unit_heads_alone(acme, chart, 
 
     assert route.routable
     [step] = route.steps
+    assert step.band is not None
     assert step.band.floor == Decimal("10000.00")
     assert (step.band.grants, step.eligible) == ((1,), (chart.hank,))
 
@@ -630,9 +641,7 @@ def test_the_preview_routes_as_of_the_day_asked(acme, chart):
     before = route_preview.preview_route(admin, on=VALID_FROM - timedelta(days=1), **kw)
 
     assert before.route.day == VALID_FROM - timedelta(days=1)
-    assert before.route.first_gap()[1] == Gap(  # type: ignore[index]
-        GapReason.NO_PRIMARY_POSITION, member_id=chart.sam
-    )
+    assert _first_gap(before.route) == Gap(GapReason.NO_PRIMARY_POSITION, member_id=chart.sam)
     assert before.seat_of == {}
 
 
@@ -652,7 +661,7 @@ def test_the_preview_says_what_would_strand_a_document(acme, chart):
     stranded = route_preview.preview_route(
         admin, kind=seeded.PURCHASE_REQUEST, member_id=chart.sam, amount=Decimal("10000")
     )
-    assert stranded.route.first_gap()[1] == no_head  # type: ignore[index]
+    assert _first_gap(stranded.route) == no_head
 
 
 def test_the_preview_refuses_amounts_that_are_not_money(acme, chart):
@@ -693,7 +702,7 @@ def test_the_preview_refuses_a_foreign_currency(acme, chart):
 
 def test_the_preview_refuses_an_unknown_or_another_orgs_requester(acme, globex, chart):
     admin = acme.admin.actor
-    kw = {"kind": seeded.LEAVE_REQUEST, "amount": Decimal("0")}
+    kw: dict[str, Any] = {"kind": seeded.LEAVE_REQUEST, "amount": Decimal("0")}
     assert route_preview.preview_route(
         globex.admin.actor, member_id=chart.glen, **kw
     ).route.routable

@@ -258,7 +258,9 @@ def test_an_htmx_request_answers_the_same_page_for_the_client_to_pick_the_result
     assert _result(html) == _result(full)
     assert _deciders(html) == ["Hana Head"]
     # The form that sends these requests swaps only the result, never itself.
-    form = re.search(r'<form[^>]*hx-get=.*?hx-trigger="[^"]*">', html, re.S).group(0)  # type: ignore[union-attr]
+    found = re.search(r'<form[^>]*hx-get=.*?hx-trigger="[^"]*">', html, re.S)
+    assert found is not None
+    form = found.group(0)
     assert f'hx-get="{PAGE}"' in form
     assert 'hx-target="#route-result"' in form
     assert 'hx-select="#route-result > *"' in form

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from portal.accounts.queries import member_name_of, member_names
 from portal.core.clock import clock
+from portal.core.db import table_of
 from portal.core.uow import unit_of_work_for
 from portal.documents.access import (
     DocumentRecord,
@@ -30,6 +31,8 @@ from portal.domain.editing import check_requester, may_edit
 from portal.domain.errors import DomainError
 from portal.domain.graph import CommentPolicy, Graph
 from portal.orgchart.queries import load_chart
+
+_TASK = table_of(Task)
 
 
 def get_document(actor: Actor | SystemActor, reference: str) -> DocumentView:
@@ -168,7 +171,7 @@ def waiting_for(actor: Actor | SystemActor, reference: str) -> dict[str, list[st
 
 
 def _waiting_in(session: Session, doc: DocumentRecord) -> dict[str, list[str]]:
-    name = member_name_of(Task.assignee_id, Task.org_id).label("name")
+    name = member_name_of(_TASK.c.assignee_id, _TASK.c.org_id).label("name")
     rows = session.execute(
         select(Task.transitions, name)
         .where(

@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import base_currency_in
+from portal.core.db import table_of
 from portal.core.uow import unit_of_work_for
 from portal.documents.models import Document
 from portal.domain.actor import Actor
@@ -21,7 +22,7 @@ MAX_PER_PAGE = 100
 # A kind or state key is at most this long; a longer filter matches nothing.
 MAX_KEY = 63
 
-_DOC = Document.__table__
+_DOC = table_of(Document)
 
 
 @dataclass(frozen=True)

@@ -7,14 +7,17 @@ partial index ``ix_task_open_by_assignee``. Prebuilt: the badge is on every page
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Row, bindparam, case, func, select
 from sqlalchemy.engine import Connection
 
 from portal.accounts.queries import member_name_of
+from portal.core.db import table_of
 from portal.documents.models import Document, Task, TaskStatus
 
-_DOC = Document.__table__
-_TASK = Task.__table__
+_DOC = table_of(Document)
+_TASK = table_of(Task)
 
 _MINE = (
     (_TASK.c.org_id == bindparam("org"))
@@ -71,7 +74,7 @@ _COUNT_OPEN = select(func.count()).select_from(_TASK).where(_MINE)
 
 def open_task_rows_in(
     connection: Connection, org_id: int, member_id: int, rows: int
-) -> list[Row[tuple[object, ...]]]:
+) -> list[Row[Any]]:
     """The member's first ``rows`` open tasks, most urgent first: the document id, the
     total count of their open tasks, then ``OPEN_TASK_COLUMNS``."""
     return list(connection.execute(_OPEN_TASKS, {"org": org_id, "member": member_id, "rows": rows}))

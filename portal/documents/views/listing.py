@@ -135,6 +135,9 @@ def new(kind: str) -> ResponseReturnValue:
     page = {"currency": setup.currency, "action": url_for(".new", kind=setup.kind)}
     if not form.validate_on_submit():
         return _form_page(form, setup.graph, 422 if form.is_submitted() else 200, **page)
+    # A validated form has its amount: InputRequired, and the field refuses what holds
+    # no number.
+    assert form.amount.data is not None
     try:
         created = create_document(
             actor,

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
 
-from sqlalchemy import CursorResult, Result, delete, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import member_names
 from portal.core.clock import clock
+from portal.core.db import rows_changed
 from portal.core.uow import unit_of_work_for
 from portal.domain import graph_json
 from portal.domain.actor import Actor, require_admin
@@ -106,11 +106,6 @@ def draft_graph_in(session: Session, kind: str) -> Graph:
             raise NotFound("flow")
         stored = latest.graph
     return graph_json.from_json(stored)
-
-
-def rows_changed(result: Result[Any]) -> int:
-    """How many rows an UPDATE or DELETE touched."""
-    return cast("CursorResult[Any]", result).rowcount
 
 
 def no_draft_error_in(session: Session, kind: str) -> DomainError:

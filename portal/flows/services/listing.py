@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from portal.core.uow import unit_of_work_for
 from portal.domain import graph_json
-from portal.domain.actor import Actor, require_admin
+from portal.domain.actor import Actor, SystemActor, require_admin
 from portal.domain.graph import Labels
 from portal.flows.models import FlowDraft, FlowVersion
 from portal.flows.queries import version_in
@@ -59,7 +59,7 @@ def flows_in(session: Session, org_id: int) -> list[FlowSummary]:
     ]
 
 
-def list_flows(actor: Actor) -> list[FlowSummary]:
+def list_flows(actor: Actor | SystemActor) -> list[FlowSummary]:
     """Every kind this organization has published or is drafting, by kind."""
     require_admin(actor)
     with unit_of_work_for(actor) as uow:

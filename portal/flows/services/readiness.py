@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from portal.accounts.queries import member_names
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
-from portal.domain.actor import Actor, require_admin
+from portal.domain.actor import Actor, SystemActor, require_admin
 from portal.domain.graph import Grant, GranteeKind, OnVacancy
 from portal.domain.orgchart import ChartSnapshot
 from portal.flows import seeded
@@ -83,7 +83,9 @@ def readiness_in(session: Session, org_id: int, day: date) -> list[ReadinessWarn
     return warnings
 
 
-def flow_readiness(actor: Actor, *, as_of: date | None = None) -> list[ReadinessWarning]:
+def flow_readiness(
+    actor: Actor | SystemActor, *, as_of: date | None = None
+) -> list[ReadinessWarning]:
     """Every grant of the current versions that can no longer resolve (as of ``as_of``,
     today by default), and every seeded kind with no version."""
     require_admin(actor)

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from portal.accounts.queries import member_directory_in
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
-from portal.domain.actor import Actor
+from portal.domain.actor import Actor, SystemActor
 from portal.domain.orgchart import cycle_members
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
 from portal.orgchart.queries import Choice, position_choices_in
@@ -109,7 +109,7 @@ def _seat_order(head_position_id: int | None, p: PositionView) -> tuple[bool, st
     return (p.id != head_position_id, p.title.lower(), p.code)
 
 
-def get_chart(actor: Actor, as_of: date | None = None) -> ChartView:
+def get_chart(actor: Actor | SystemActor, as_of: date | None = None) -> ChartView:
     day = as_of or clock.today()
     with unit_of_work_for(actor) as uow:
         s = uow.session
@@ -164,7 +164,7 @@ def get_chart(actor: Actor, as_of: date | None = None) -> ChartView:
     )
 
 
-def unit_choices(actor: Actor) -> list[Choice]:
+def unit_choices(actor: Actor | SystemActor) -> list[Choice]:
     with unit_of_work_for(actor) as uow:
         rows = uow.session.execute(
             select(OrgUnit.id, OrgUnit.code, OrgUnit.name).order_by(OrgUnit.code)
@@ -173,13 +173,13 @@ def unit_choices(actor: Actor) -> list[Choice]:
 
 
 def position_choices(
-    actor: Actor, *, active_only: bool = True, unit_id: int | None = None
+    actor: Actor | SystemActor, *, active_only: bool = True, unit_id: int | None = None
 ) -> list[Choice]:
     """Seats to pick from; ``unit_id`` narrows them to one unit (its head's candidates)."""
     with unit_of_work_for(actor) as uow:
         return position_choices_in(uow.session, active_only=active_only, unit_id=unit_id)
 
 
-def member_choices(actor: Actor) -> list[Choice]:
+def member_choices(actor: Actor | SystemActor) -> list[Choice]:
     with unit_of_work_for(actor) as uow:
         return [Choice(m.id, f"{m.name} <{m.email}>") for m in member_directory_in(uow.session)]

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from portal.accounts.queries import member_entry_in
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
-from portal.domain.actor import Actor, require_admin
+from portal.domain.actor import Actor, SystemActor, require_admin
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.naming import normalise_code, normalise_name
 from portal.domain.orgchart import would_form_cycle
@@ -29,12 +29,12 @@ def _load(session: Session, model: type[Loaded], row_id: int | None, what: str) 
     return row
 
 
-def get_unit(actor: Actor, unit_id: int) -> OrgUnit:
+def get_unit(actor: Actor | SystemActor, unit_id: int) -> OrgUnit:
     with unit_of_work_for(actor) as uow:
         return _load(uow.session, OrgUnit, unit_id, "unit")
 
 
-def get_position(actor: Actor, position_id: int) -> Position:
+def get_position(actor: Actor | SystemActor, position_id: int) -> Position:
     with unit_of_work_for(actor) as uow:
         return _load(uow.session, Position, position_id, "position")
 
@@ -71,7 +71,9 @@ def _check_unit_links(
             raise DomainError("position_retired", field="head_position_id", code=head.code)
 
 
-def create_unit(actor: Actor, *, code: str, name: str, parent_id: int | None = None) -> OrgUnit:
+def create_unit(
+    actor: Actor | SystemActor, *, code: str, name: str, parent_id: int | None = None
+) -> OrgUnit:
     """A new unit. Its head is chosen afterwards, among the unit's own positions."""
     require_admin(actor)
     code = normalise_code(code)
@@ -85,7 +87,7 @@ def create_unit(actor: Actor, *, code: str, name: str, parent_id: int | None = N
 
 
 def update_unit(
-    actor: Actor,
+    actor: Actor | SystemActor,
     unit_id: int,
     *,
     code: str,
@@ -126,7 +128,12 @@ def _check_reports_to(
 
 
 def create_position(
-    actor: Actor, *, code: str, title: str, unit_id: int, reports_to_id: int | None = None
+    actor: Actor | SystemActor,
+    *,
+    code: str,
+    title: str,
+    unit_id: int,
+    reports_to_id: int | None = None,
 ) -> Position:
     require_admin(actor)
     code = normalise_code(code)
@@ -147,7 +154,7 @@ def create_position(
 
 
 def update_position(
-    actor: Actor,
+    actor: Actor | SystemActor,
     position_id: int,
     *,
     code: str,
@@ -182,7 +189,7 @@ def _overlaps(a_from: date, a_to: date | None, b_from: date, b_to: date | None) 
 
 
 def assign_position(
-    actor: Actor,
+    actor: Actor | SystemActor,
     *,
     member_id: int,
     position_id: int,
@@ -234,7 +241,9 @@ def assign_position(
     return holding
 
 
-def end_holding(actor: Actor, holding_id: int, *, last_day: date | None = None) -> PositionHolding:
+def end_holding(
+    actor: Actor | SystemActor, holding_id: int, *, last_day: date | None = None
+) -> PositionHolding:
     """Close a holding on ``last_day`` (inclusive; default today). History is kept."""
     require_admin(actor)
     day = last_day or clock.today()
