@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from flask import Blueprint, jsonify, request
@@ -26,6 +26,7 @@ from portal.domain.actor import Role
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import GranteeKind
 from portal.domain.graph_json import MAX_DOCUMENT_BYTES
+from portal.domain.money import parse_amount
 from portal.domain.validate import Violation, errors_in
 from portal.flows import queries
 from portal.flows.services import drafts, pages, publishing, route_preview, transfer
@@ -202,10 +203,7 @@ def route(kind: str) -> ResponseReturnValue:
     member = data.get("member_id")
     if isinstance(member, bool) or not isinstance(member, int):
         raise DomainError("unknown_requester", field="member_id")
-    try:
-        amount = Decimal(str(data.get("amount", "")).replace(",", "").strip())
-    except InvalidOperation:
-        raise DomainError("amount_invalid", field="amount") from None
+    amount = parse_amount(data.get("amount", ""))
     preview = route_preview.preview_draft_route(
         current_actor(), kind, member_id=member, amount=amount
     )

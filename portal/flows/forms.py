@@ -3,8 +3,6 @@ approve?" query."""
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
-
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
@@ -17,6 +15,9 @@ from wtforms.validators import (
     Optional,
     ValidationError,
 )
+
+from portal.domain.errors import DomainError
+from portal.domain.money import parse_amount
 
 
 class RevisionForm(FlaskForm):
@@ -59,8 +60,6 @@ class RoutePreviewForm(FlaskForm):
     def validate_amount(self, field: StringField) -> None:
         # People type thousands separators; the service checks sign and precision.
         try:
-            self.amount_value = Decimal(field.data.replace(",", "").strip())
-        except (InvalidOperation, AttributeError):
+            self.amount_value = parse_amount(field.data or "")
+        except DomainError:
             raise ValidationError(_l("Enter an amount such as 1250.00.")) from None
-        if not self.amount_value.is_finite():
-            raise ValidationError(_l("Enter an amount such as 1250.00."))

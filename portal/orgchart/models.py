@@ -3,15 +3,15 @@ which member sits in which seat, from when to when."""
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 
 from sqlalchemy import Boolean, CheckConstraint, Date, Index, String, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from portal.core.db import Base, TenantScoped, tenant_fk
+from portal.core.db import Base, CreatedAt, TenantScoped, tenant_fk
 
 
-class OrgUnit(TenantScoped, Base):
+class OrgUnit(TenantScoped, CreatedAt, Base):
     __tablename__ = "org_unit"
     __table_args__ = (
         TenantScoped.tenant_key(),
@@ -27,13 +27,12 @@ class OrgUnit(TenantScoped, Base):
     parent_id: Mapped[int | None]
     # The seat whose holders are this unit's head (grantee kind `unit_head`).
     head_position_id: Mapped[int | None]
-    created_at: Mapped[datetime]
 
     def __repr__(self) -> str:
         return f"<OrgUnit {self.id} {self.code!r}>"
 
 
-class Position(TenantScoped, Base):
+class Position(TenantScoped, CreatedAt, Base):
     __tablename__ = "position"
     __table_args__ = (
         TenantScoped.tenant_key(),
@@ -51,7 +50,6 @@ class Position(TenantScoped, Base):
     reports_to_id: Mapped[int | None]
     # A retired seat keeps its history but resolves to nobody.
     active: Mapped[bool] = mapped_column(Boolean, server_default=text("true"))
-    created_at: Mapped[datetime]
 
     def __repr__(self) -> str:
         return f"<Position {self.id} {self.code!r}>"
@@ -63,7 +61,7 @@ class HoldingKind:
     ALL = (PRIMARY, SECONDARY)
 
 
-class PositionHolding(TenantScoped, Base):
+class PositionHolding(TenantScoped, CreatedAt, Base):
     __tablename__ = "position_holding"
     __table_args__ = (
         TenantScoped.tenant_key(),
@@ -82,7 +80,6 @@ class PositionHolding(TenantScoped, Base):
     valid_from: Mapped[date] = mapped_column(Date)
     # Inclusive last day; None = open-ended.
     valid_to: Mapped[date | None] = mapped_column(Date)
-    created_at: Mapped[datetime]
 
     def covers(self, day: date) -> bool:
         return self.valid_from <= day and (self.valid_to is None or day <= self.valid_to)
