@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from babel.numbers import list_currencies
 from sqlalchemy import select, update
@@ -129,6 +129,8 @@ class NewMember:
     member: MemberRow
     # Shown once to the admin; None when an existing account was added (it keeps its own).
     temporary_password: str | None
+    # Everyone in the organization afterwards, for the page that shows the addition.
+    members: tuple[MemberRow, ...] = ()
 
 
 def _check_locale(locale: str, *, field: str) -> None:
@@ -153,7 +155,7 @@ def create_member(
     roles_list = _check_roles(roles)
     with unit_of_work_for(actor) as uow:
         created = add_member_in(uow.session, email=email, name=name, roles=roles_list)
-    return created
+        return replace(created, members=tuple(member_rows_in(uow.session)))
 
 
 def add_member_in(session: Session, *, email: str, name: str, roles: list[str]) -> NewMember:

@@ -123,12 +123,14 @@ def members() -> ResponseReturnValue:
     return _render_members(MemberForm())
 
 
-def _render_members(form: MemberForm, status: int = 200, created=None) -> ResponseReturnValue:
-    actor = current_actor()
+def _render_members(
+    form: MemberForm, status: int = 200, created: services.NewMember | None = None
+) -> ResponseReturnValue:
+    members = created.members if created is not None else None
     return (
         render_template(
             "accounts/members.html",
-            members=account_queries.list_members(actor),
+            members=members or account_queries.list_members(current_actor()),
             form=form,
             created=created,
             confirm=ConfirmForm(),

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
+from typing import TypeVar
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -15,6 +16,7 @@ from sqlalchemy.orm import Session
 from portal.accounts.queries import chart_version_in, member_names, member_roles_in
 from portal.core.cache import LruCache
 from portal.core.db import TenantNotSet, table_of
+from portal.domain.errors import NotFound
 from portal.domain.orgchart import ChartSnapshot, Seat, Unit
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
 
@@ -40,6 +42,18 @@ _HOLDINGS = (
 
 # No id outside BIGINT exists; the database could not even compare one.
 MAX_ID = 2**63 - 1
+
+
+ChartRow = TypeVar("ChartRow", OrgUnit, Position, PositionHolding)
+
+
+def row_in(session: Session, model: type[ChartRow], row_id: int | None, what: str) -> ChartRow:
+    """The unit, seat or holding with ``row_id`` in this organization; ``NotFound``
+    (naming ``what``) otherwise."""
+    row = session.scalar(select(model).where(model.id == row_id)) if row_id is not None else None
+    if row is None:
+        raise NotFound(what)
+    return row
 
 
 def seat_label(code: str, title: str) -> str:

@@ -18,7 +18,7 @@ from portal.orgchart.forms import (
     PositionForm,
     UnitForm,
 )
-from portal.orgchart.models import OrgUnit, Position
+from portal.orgchart.services import pickers
 from portal.web.auth import admin_required
 from portal.web.forms import attach_error
 from portal.web.messages import message_for
@@ -48,16 +48,11 @@ def chart() -> ResponseReturnValue:
 
 
 def _unit_form_page(
-    form: UnitForm, unit: OrgUnit | None = None, status: int = 200
+    form: UnitForm, offer: pickers.UnitFormOffer, status: int = 200
 ) -> ResponseReturnValue:
-    actor = current_actor()
-    form.parent_id.choices = _choices(
-        c for c in services.unit_choices(actor) if not unit or c.id != unit.id
-    )
-    # Only the unit's own active seats can head it (the service enforces the same rule).
-    heads = services.position_choices(actor, unit_id=unit.id) if unit is not None else []
-    form.head_position_id.choices = _choices(heads)
-    return render_template("orgchart/unit_form.html", form=form, unit=unit), status
+    form.parent_id.choices = _choices(offer.parents)
+    form.head_position_id.choices = _choices(offer.heads)
+    return render_template("orgchart/unit_form.html", form=form, unit=offer.unit), status
 
 
 @bp.route("/units/new", methods=["GET", "POST"])
@@ -65,7 +60,7 @@ def _unit_form_page(
 def new_unit() -> ResponseReturnValue:
     form = UnitForm()
     if request.method == "GET":
-        return _unit_form_page(form)
+        return _unit_form_page(form, pickers.unit_form(current_actor()))
     if form.validate_on_submit():
         try:
             services.create_unit(
@@ -79,17 +74,17 @@ def new_unit() -> ResponseReturnValue:
         else:
             flash(_("Unit created."), "success")
             return redirect(url_for("orgchart.chart"))
-    return _unit_form_page(form, status=422)
+    return _unit_form_page(form, pickers.unit_form(current_actor()), 422)
 
 
 @bp.route("/units/<int:unit_id>", methods=["GET", "POST"])
 @admin_required
 def edit_unit(unit_id: int) -> ResponseReturnValue:
     actor = current_actor()
-    unit = services.get_unit(actor, unit_id)
-    form = UnitForm(obj=unit)
     if request.method == "GET":
-        return _unit_form_page(form, unit)
+        offer = pickers.unit_form(actor, unit_id)
+        return _unit_form_page(UnitForm(obj=offer.unit), offer)
+    form = UnitForm()
     if form.validate_on_submit():
         try:
             services.update_unit(
@@ -105,21 +100,20 @@ def edit_unit(unit_id: int) -> ResponseReturnValue:
         else:
             flash(_("Unit saved."), "success")
             return redirect(url_for("orgchart.chart"))
-    return _unit_form_page(form, unit, status=422)
+    return _unit_form_page(form, pickers.unit_form(actor, unit_id), 422)
 
 
 # --- positions -----------------------------------------------------------------------------
 
 
 def _position_form_page(
-    form: PositionForm, position: Position | None = None, status: int = 200
+    form: PositionForm, offer: pickers.PositionFormOffer, status: int = 200
 ) -> ResponseReturnValue:
-    actor = current_actor()
-    form.unit_id.choices = _choices(services.unit_choices(actor))
-    form.reports_to_id.choices = _choices(
-        c for c in services.position_choices(actor) if not position or c.id != position.id
-    )
-    return render_template("orgchart/position_form.html", form=form, position=position), status
+    form.unit_id.choices = _choices(offer.units)
+    form.reports_to_id.choices = _choices(offer.superiors)
+    return render_template(
+        "orgchart/position_form.html", form=form, position=offer.position
+    ), status
 
 
 @bp.route("/positions/new", methods=["GET", "POST"])
@@ -128,7 +122,7 @@ def new_position() -> ResponseReturnValue:
     form = PositionForm()
     if request.method == "GET":
         form.unit_id.data = request.args.get("unit_id", type=int)
-        return _position_form_page(form)
+        return _position_form_page(form, pickers.position_form(current_actor()))
     if form.validate_on_submit():
         try:
             services.create_position(
@@ -143,17 +137,17 @@ def new_position() -> ResponseReturnValue:
         else:
             flash(_("Position created."), "success")
             return redirect(url_for("orgchart.chart"))
-    return _position_form_page(form, status=422)
+    return _position_form_page(form, pickers.position_form(current_actor()), 422)
 
 
 @bp.route("/positions/<int:position_id>", methods=["GET", "POST"])
 @admin_required
 def edit_position(position_id: int) -> ResponseReturnValue:
     actor = current_actor()
-    position = services.get_position(actor, position_id)
-    form = PositionForm(obj=position)
     if request.method == "GET":
-        return _position_form_page(form, position)
+        offer = pickers.position_form(actor, position_id)
+        return _position_form_page(PositionForm(obj=offer.position), offer)
+    form = PositionForm()
     if form.validate_on_submit():
         try:
             services.update_position(
@@ -170,16 +164,16 @@ def edit_position(position_id: int) -> ResponseReturnValue:
         else:
             flash(_("Position saved."), "success")
             return redirect(url_for("orgchart.chart"))
-    return _position_form_page(form, position, status=422)
+    return _position_form_page(form, pickers.position_form(actor, position_id), 422)
 
 
 # --- holdings ------------------------------------------------------------------------------
 
 
 def _holding_form_page(form: HoldingForm, status: int = 200) -> ResponseReturnValue:
-    actor = current_actor()
-    form.member_id.choices = _choices(services.member_choices(actor))
-    form.position_id.choices = _choices(services.position_choices(actor))
+    offer = pickers.holding_form(current_actor())
+    form.member_id.choices = _choices(offer.members)
+    form.position_id.choices = _choices(offer.positions)
     return render_template("orgchart/holding_form.html", form=form), status
 
 

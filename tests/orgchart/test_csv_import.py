@@ -12,6 +12,7 @@ from portal.core.security import verify_password
 from portal.domain.errors import DomainError, Forbidden, RowErrors
 from portal.orgchart import services
 from portal.orgchart.csv_import import import_csv
+from portal.orgchart.services import pickers
 from tests.factories import retire_position
 
 UNITS = b"""code,name,parent_code
@@ -347,7 +348,7 @@ def test_every_bad_member_row_is_reported_and_nobody_is_added_or_seated(acme, to
     _retire(admin, "COO")
     seat_zed = b"email,name,position_code\nzed@example.test,Zed Zero,CEO\n"
     assert import_csv(admin, "members", seat_zed).created == 1
-    before = [c.label for c in services.member_choices(admin)]
+    before = [c.label for c in pickers.holding_form(admin).members]
 
     bad = (
         b"email,name,roles,position_code,holding,valid_from\n"  # 1
@@ -377,7 +378,7 @@ def test_every_bad_member_row_is_reported_and_nobody_is_added_or_seated(acme, to
     ]
     assert error.rows[1].params == {"role": "boss"}
     assert error.rows[3].params == {"value": "2026-13-01"}
-    assert [c.label for c in services.member_choices(admin)] == before
+    assert [c.label for c in pickers.holding_form(admin).members] == before
     assert account_queries.find_user("bob@example.test") is None
     chart = services.get_chart(admin)
     assert [h.name for p in chart.positions.values() for h in p.holders] == ["Zed Zero"]

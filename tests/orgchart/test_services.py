@@ -10,6 +10,7 @@ from portal.accounts import services as accounts
 from portal.domain.errors import DomainError, Forbidden, NotFound
 from portal.orgchart import services
 from portal.orgchart.models import HoldingKind
+from portal.orgchart.services import pickers
 
 
 def _refusal(call, *args, **kwargs) -> DomainError:
@@ -529,6 +530,6 @@ def test_another_orgs_chart_never_appears_in_this_one(acme, globex, make_member,
     assert [u.code for u in chart.units] == ["FIN"]
     assert [p.code for p in chart.positions.values()] == ["CFO"]
     assert [name for _, name in chart.members_without_primary] == ["Alice Admin"]
-    assert all(c.label != "G-FIN — G-FIN unit" for c in services.unit_choices(admin))
-    assert [c.label for c in services.position_choices(admin)] == ["CFO — CFO seat"]
-    assert [c.id for c in services.member_choices(admin)] == [acme.admin.member_id]
+    assert all(c.label != "G-FIN — G-FIN unit" for c in pickers.position_form(admin).units)
+    assert [c.label for c in pickers.holding_form(admin).positions] == ["CFO — CFO seat"]
+    assert [c.id for c in pickers.holding_form(admin).members] == [acme.admin.member_id]

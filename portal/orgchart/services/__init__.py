@@ -11,9 +11,6 @@ from portal.orgchart.services.chart import (
     PositionView,
     UnitView,
     get_chart,
-    member_choices,
-    position_choices,
-    unit_choices,
 )
 from portal.orgchart.services.editing import (
     assign_position,
@@ -39,9 +36,6 @@ __all__ = [
     "get_chart",
     "get_position",
     "get_unit",
-    "member_choices",
-    "position_choices",
-    "unit_choices",
     "update_position",
     "update_unit",
 ]

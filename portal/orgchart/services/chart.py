@@ -15,7 +15,6 @@ from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.orgchart import cycle_members
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
-from portal.orgchart.queries import Choice, position_choices_in
 
 
 @dataclass(frozen=True)
@@ -162,24 +161,3 @@ def get_chart(actor: Actor | SystemActor, as_of: date | None = None) -> ChartVie
         ],
         positions_on_cycle=cycle_members({p.id: p.reports_to_id for p in positions}),
     )
-
-
-def unit_choices(actor: Actor | SystemActor) -> list[Choice]:
-    with unit_of_work_for(actor) as uow:
-        rows = uow.session.execute(
-            select(OrgUnit.id, OrgUnit.code, OrgUnit.name).order_by(OrgUnit.code)
-        )
-        return [Choice(i, f"{code} — {name}") for i, code, name in rows]
-
-
-def position_choices(
-    actor: Actor | SystemActor, *, active_only: bool = True, unit_id: int | None = None
-) -> list[Choice]:
-    """Seats to pick from; ``unit_id`` narrows them to one unit (its head's candidates)."""
-    with unit_of_work_for(actor) as uow:
-        return position_choices_in(uow.session, active_only=active_only, unit_id=unit_id)
-
-
-def member_choices(actor: Actor | SystemActor) -> list[Choice]:
-    with unit_of_work_for(actor) as uow:
-        return [Choice(m.id, f"{m.name} <{m.email}>") for m in member_directory_in(uow.session)]

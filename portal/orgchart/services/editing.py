@@ -4,7 +4,6 @@ one unit of work per call."""
 from __future__ import annotations
 
 from datetime import date
-from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -17,26 +16,17 @@ from portal.domain.errors import DomainError, NotFound
 from portal.domain.naming import normalise_code, normalise_name
 from portal.domain.orgchart import would_form_cycle
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
-
-Loaded = TypeVar("Loaded", OrgUnit, Position, PositionHolding)
-
-
-def _load(session: Session, model: type[Loaded], row_id: int | None, what: str) -> Loaded:
-    """The row of ``model`` with ``row_id`` in this organization; not found otherwise."""
-    row = session.scalar(select(model).where(model.id == row_id)) if row_id is not None else None
-    if row is None:
-        raise NotFound(what)
-    return row
+from portal.orgchart.queries import row_in
 
 
 def get_unit(actor: Actor | SystemActor, unit_id: int) -> OrgUnit:
     with unit_of_work_for(actor) as uow:
-        return _load(uow.session, OrgUnit, unit_id, "unit")
+        return row_in(uow.session, OrgUnit, unit_id, "unit")
 
 
 def get_position(actor: Actor | SystemActor, position_id: int) -> Position:
     with unit_of_work_for(actor) as uow:
-        return _load(uow.session, Position, position_id, "position")
+        return row_in(uow.session, Position, position_id, "position")
 
 
 def _check_code_free(
@@ -53,18 +43,18 @@ def _check_unit_links(
     session: Session, unit_id: int | None, parent_id: int | None, head_position_id: int | None
 ) -> None:
     if parent_id is not None:
-        parent = _load(session, OrgUnit, parent_id, "unit")
+        parent = row_in(session, OrgUnit, parent_id, "unit")
         if unit_id is not None:
             if parent_id == unit_id:
                 raise DomainError("unit_parent_self", field="parent_id")
             parents = dict(session.execute(select(OrgUnit.id, OrgUnit.parent_id)).all())
             if would_form_cycle(parents, unit_id, parent_id):
-                unit = _load(session, OrgUnit, unit_id, "unit")
+                unit = row_in(session, OrgUnit, unit_id, "unit")
                 raise DomainError(
                     "unit_cycle", field="parent_id", unit=unit.code, parent=parent.code
                 )
     if head_position_id is not None:
-        head = _load(session, Position, head_position_id, "position")
+        head = row_in(session, Position, head_position_id, "position")
         if unit_id is None or head.unit_id != unit_id:
             raise DomainError("head_outside_unit", field="head_position_id")
         if not head.active:
@@ -99,7 +89,7 @@ def update_unit(
     code = normalise_code(code)
     name = normalise_name(name)
     with unit_of_work_for(actor) as uow:
-        unit = _load(uow.session, OrgUnit, unit_id, "unit")
+        unit = row_in(uow.session, OrgUnit, unit_id, "unit")
         _check_code_free(uow.session, OrgUnit, code, except_id=unit.id)
         _check_unit_links(uow.session, unit.id, parent_id, head_position_id)
         unit.code, unit.name = code, name
@@ -115,7 +105,7 @@ def _check_reports_to(
 ) -> None:
     if reports_to_id is None:
         return
-    superior = _load(session, Position, reports_to_id, "position")
+    superior = row_in(session, Position, reports_to_id, "position")
     if position is None:
         return
     if superior.id == position.id:
@@ -140,7 +130,7 @@ def create_position(
     title = normalise_name(title, field="title")
     with unit_of_work_for(actor) as uow:
         _check_code_free(uow.session, Position, code)
-        _load(uow.session, OrgUnit, unit_id, "unit")
+        row_in(uow.session, OrgUnit, unit_id, "unit")
         _check_reports_to(uow.session, None, reports_to_id)
         position = Position(
             code=code,
@@ -168,9 +158,9 @@ def update_position(
     title = normalise_name(title, field="title")
     with unit_of_work_for(actor) as uow:
         s = uow.session
-        position = _load(s, Position, position_id, "position")
+        position = row_in(s, Position, position_id, "position")
         _check_code_free(s, Position, code, except_id=position.id)
-        _load(s, OrgUnit, unit_id, "unit")
+        row_in(s, OrgUnit, unit_id, "unit")
         _check_reports_to(s, position, reports_to_id)
         if unit_id != position.unit_id and s.scalar(
             select(OrgUnit.id).where(OrgUnit.head_position_id == position.id)
@@ -209,7 +199,7 @@ def assign_position(
         member = member_entry_in(s, member_id) if member_id is not None else None
         if member is None:
             raise NotFound("member")
-        position = _load(s, Position, position_id, "position")
+        position = row_in(s, Position, position_id, "position")
         name = member.name
         if not member.active:
             raise DomainError("member_inactive", field="member_id", name=name)
@@ -248,7 +238,7 @@ def end_holding(
     require_admin(actor)
     day = last_day or clock.today()
     with unit_of_work_for(actor) as uow:
-        holding = _load(uow.session, PositionHolding, holding_id, "holding")
+        holding = row_in(uow.session, PositionHolding, holding_id, "holding")
         if holding.valid_to is not None and holding.valid_to <= day:
             raise DomainError("holding_already_ended")
         if day < holding.valid_from:
