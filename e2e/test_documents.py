@@ -16,6 +16,12 @@ def _sign_out(page: Page) -> None:
 
 
 def test_a_claim_goes_from_the_form_through_the_inbox_to_approval(page: Page):
+    # The decisions swap the page in place: nothing they do may break the CSP.
+    refused: list[str] = []
+    page.on(
+        "console",
+        lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None,
+    )
     sign_in(page, "jason@acme.example")
     page.get_by_role("navigation", name="Main navigation").get_by_role(
         "link", name="My documents"
@@ -51,6 +57,10 @@ def test_a_claim_goes_from_the_form_through_the_inbox_to_approval(page: Page):
     assert axe_violations(page) == []
     row.get_by_role("link", name=reference).click()
 
+    # A rejection without its comment is refused in place, and changes nothing.
+    page.get_by_role("button", name="Reject", exact=True).click()
+    expect(page.get_by_label(re.compile("^Comment"))).to_be_focused()
+    expect(page.get_by_test_id("state")).to_have_text("Pending review")
     page.get_by_role("button", name="Mark reviewed").click()
     expect(page.get_by_text("Done: the document is now “Reviewed”.")).to_be_visible()
     page.get_by_label(re.compile("^Comment")).fill("Fine for a site visit.")
@@ -58,4 +68,5 @@ def test_a_claim_goes_from_the_form_through_the_inbox_to_approval(page: Page):
     expect(page.get_by_test_id("state")).to_have_text("Approved")
     expect(page.get_by_text("Fine for a site visit.")).to_be_visible()
     screenshot(page, "document-detail-approver")
+    assert refused == []
     assert axe_violations(page) == []
