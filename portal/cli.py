@@ -6,7 +6,7 @@ import sys
 
 import click
 from flask import Flask, current_app
-from flask.cli import FlaskGroup, with_appcontext
+from flask.cli import FlaskGroup, ScriptInfo, with_appcontext
 
 from portal.config import Settings
 
@@ -161,9 +161,9 @@ def demo(host: str, port: int, no_serve: bool) -> None:
     # Flask ignores app.run() inside its own CLI; serve with Werkzeug directly.
     from werkzeug.serving import run_simple
 
-    # The application itself, not the context-local proxy to it (Flask types the proxy
-    # as the app, so the proxy's own method is unknown to the checker).
-    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    # The application itself (the one this command's app context belongs to, loaded
+    # once by the CLI), not the context-local proxy to it.
+    app = click.get_current_context().ensure_object(ScriptInfo).load_app()
     run_simple(host, port, app, threaded=True)
 
 
