@@ -24,7 +24,7 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from functools import partial
-from typing import Any
+from typing import Any, ParamSpec
 
 import pytest
 
@@ -108,15 +108,18 @@ def exit_of(graph: Graph, state: str, key: str) -> Transition:
     return found
 
 
+P = ParamSpec("P")
+
+
 def refusal(call: Callable[[], object]) -> TransitionRefused:
     with pytest.raises(TransitionRefused) as caught:
         call()
     return caught.value
 
 
-def allowed(call: Callable[[], None]) -> bool:
+def allowed(check: Callable[P, None], *args: P.args, **kwargs: P.kwargs) -> bool:
     """A check lets the transition through when it returns (it refuses by raising)."""
-    call()
+    check(*args, **kwargs)
     return True
 
 
@@ -194,18 +197,16 @@ NO_AMOUNT_ZH = "采购申请的金额必须大于零。"
 def test_a_transition_without_a_guard_is_open():
     review = exit_of(CLAIM, "pending_review", "review")
     assert review.guard is None
-    assert allowed(lambda: check_guard(review, doc(CLAIM, "pending_review"), member(LEAD)))
+    assert allowed(check_guard, review, doc(CLAIM, "pending_review"), member(LEAD))
 
 
 def test_a_true_guard_lets_the_transition_through():
-    assert allowed(lambda: check_guard(SUBMIT_PURCHASE, doc(PURCHASE, "draft"), member(STAFF)))
+    assert allowed(check_guard, SUBMIT_PURCHASE, doc(PURCHASE, "draft"), member(STAFF))
 
 
 def test_a_false_guard_is_refused_with_the_flows_own_message():
     assert allowed(
-        lambda: check_guard(
-            SUBMIT_PURCHASE, doc(PURCHASE, "draft", amount=Decimal("0.01")), member(STAFF)
-        )
+        check_guard, SUBMIT_PURCHASE, doc(PURCHASE, "draft", amount=Decimal("0.01")), member(STAFF)
     )
     zero = doc(PURCHASE, "draft", amount=Decimal("0.00"))
     refused = refusal(lambda: check_guard(SUBMIT_PURCHASE, zero, member(STAFF)))
@@ -246,9 +247,7 @@ NIGHTS = guarded("document.fields.nights > 0")
     ],
 )
 def test_a_guard_that_cannot_be_evaluated_fails_closed_with_the_flows_message(fields, why):
-    assert allowed(
-        lambda: check_guard(NIGHTS, doc(PURCHASE, "draft", fields={"nights": 3}), member(STAFF))
-    )
+    assert allowed(check_guard, NIGHTS, doc(PURCHASE, "draft", fields={"nights": 3}), member(STAFF))
     document = doc(PURCHASE, "draft", fields=fields)
     refused = refusal(lambda: check_guard(NIGHTS, document, member(STAFF)))
     assert refused.code == "guard_failed", why
@@ -257,9 +256,7 @@ def test_a_guard_that_cannot_be_evaluated_fails_closed_with_the_flows_message(fi
 
 def test_a_float_field_is_read_as_the_decimal_it_prints_as():
     tenth = guarded("document.fields.rate == 0.1")
-    assert allowed(
-        lambda: check_guard(tenth, doc(PURCHASE, "draft", fields={"rate": 0.1}), member(STAFF))
-    )
+    assert allowed(check_guard, tenth, doc(PURCHASE, "draft", fields={"rate": 0.1}), member(STAFF))
     refused = refusal(
         lambda: check_guard(tenth, doc(PURCHASE, "draft", fields={"rate": 0.2}), member(STAFF))
     )
@@ -268,7 +265,7 @@ def test_a_float_field_is_read_as_the_decimal_it_prints_as():
 
 def test_a_guard_that_does_not_parse_fails_closed():
     assert allowed(
-        lambda: check_guard(guarded("document.amount > 0"), doc(PURCHASE, "draft"), member(STAFF))
+        check_guard, guarded("document.amount > 0"), doc(PURCHASE, "draft"), member(STAFF)
     )
     broken = guarded("document.amount >")
     refused = refusal(lambda: check_guard(broken, doc(PURCHASE, "draft"), member(STAFF)))
@@ -277,9 +274,7 @@ def test_a_guard_that_does_not_parse_fails_closed():
 
 def test_a_guard_reads_the_acting_principal():
     admins_only = guarded('"admin" in principal.roles')
-    assert allowed(
-        lambda: check_guard(admins_only, doc(PURCHASE, "draft"), member(ADMIN, Role.ADMIN))
-    )
+    assert allowed(check_guard, admins_only, doc(PURCHASE, "draft"), member(ADMIN, Role.ADMIN))
     refused = refusal(lambda: check_guard(admins_only, doc(PURCHASE, "draft"), member(STAFF)))
     assert refused.code == "guard_failed"
 
@@ -301,7 +296,7 @@ def leave(first_day: object, last_day: object) -> DocumentFacts:
     ],
 )
 def test_leave_ending_on_or_after_its_first_day_may_be_submitted(first_day, last_day):
-    assert allowed(lambda: check_guard(SUBMIT_LEAVE, leave(first_day, last_day), member(STAFF)))
+    assert allowed(check_guard, SUBMIT_LEAVE, leave(first_day, last_day), member(STAFF))
 
 
 @pytest.mark.parametrize(
@@ -314,16 +309,14 @@ def test_leave_ending_on_or_after_its_first_day_may_be_submitted(first_day, last
     ],
 )
 def test_leave_ending_before_its_first_day_is_refused_with_the_flows_message(first_day, last_day):
-    assert allowed(lambda: check_guard(SUBMIT_LEAVE, leave(first_day, first_day), member(STAFF)))
+    assert allowed(check_guard, SUBMIT_LEAVE, leave(first_day, first_day), member(STAFF))
     refused = refusal(lambda: check_guard(SUBMIT_LEAVE, leave(first_day, last_day), member(STAFF)))
     assert refused.code == "guard_failed"
     assert refused.params == {"message": "The last day of leave cannot be before the first."}
 
 
 def test_leave_without_a_last_day_fails_closed():
-    assert allowed(
-        lambda: check_guard(SUBMIT_LEAVE, leave("2026-03-02", "2026-03-03"), member(STAFF))
-    )
+    assert allowed(check_guard, SUBMIT_LEAVE, leave("2026-03-02", "2026-03-03"), member(STAFF))
     no_end = doc(LEAVE, "draft", amount=Decimal(0), fields={"first_day": "2026-03-02"})
     assert refusal(lambda: check_guard(SUBMIT_LEAVE, no_end, member(STAFF))).code == "guard_failed"
 
@@ -555,12 +548,12 @@ def test_the_raiser_may_close_a_dispute_someone_else_raised():
 
 
 def test_a_requester_with_someone_to_decide_every_step_may_submit():
-    assert allowed(lambda: check_route(CLAIM, doc(CLAIM, "draft"), chart()))
-    assert allowed(lambda: check_route(PURCHASE, doc(PURCHASE, "draft", amount=LARGE), chart()))
+    assert allowed(check_route, CLAIM, doc(CLAIM, "draft"), chart())
+    assert allowed(check_route, PURCHASE, doc(PURCHASE, "draft", amount=LARGE), chart())
 
 
 def test_a_requester_without_a_primary_seat_cannot_submit_and_is_told_where_and_why():
-    assert allowed(lambda: check_route(CLAIM, doc(CLAIM, "draft"), chart()))
+    assert allowed(check_route, CLAIM, doc(CLAIM, "draft"), chart())
     refused = refusal(lambda: check_route(CLAIM, doc(CLAIM, "draft", requester=LONER), chart()))
     assert refused.code == "route_has_gap"
     assert refused.params == {
@@ -572,9 +565,7 @@ def test_a_requester_without_a_primary_seat_cannot_submit_and_is_told_where_and_
 
 def test_a_gap_only_a_large_amount_reaches_stops_only_a_large_request():
     headless = people().headless(OPS, EXEC).snapshot()
-    assert allowed(
-        lambda: check_route(PURCHASE, doc(PURCHASE, "draft", amount=LARGE - 1), headless)
-    )
+    assert allowed(check_route, PURCHASE, doc(PURCHASE, "draft", amount=LARGE - 1), headless)
     refused = refusal(lambda: check_route(PURCHASE, doc(PURCHASE, "draft", amount=LARGE), headless))
     assert refused.code == "route_has_gap"
     assert refused.params == {"state": "approved", "reason": GapReason.NO_UNIT_HEAD, "unit_id": OPS}
