@@ -25,8 +25,6 @@ from portal.domain.money import parse_amount, plain_number
 from portal.web.messages import message_for
 
 
-# Spaces (including the no-break ones some locales group digits with) and the thousands
-# separator; "." stays the decimal point.
 def _not_a(code: str, label: object) -> str:
     # The same sentence the service would give, from the same catalog entry.
     return message_for(DomainError(code, label=str(label)))

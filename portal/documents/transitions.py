@@ -111,9 +111,10 @@ def transition_document(
 
 @dataclass(frozen=True)
 class Decided:
-    """What a decision on the document page came to, and the page to show after it."""
+    """What a decision on the document page came to, and the page to show after it
+    (always after a refusal; after a move only when asked for)."""
 
-    detail: DocumentDetail
+    detail: DocumentDetail | None
     # The move, when the decision went through; else why not.
     moved: Moved | None
     refusal: DomainError | None
@@ -127,10 +128,12 @@ def decide_on_page(
     seen_state: str,
     comment: str = "",
     request_id: str | None = None,
+    page_after: bool = True,
 ) -> Decided:
     """The document page's decision and the page as it stands afterwards, in one unit
     of work: a refused decision is rolled back to a savepoint, and the page is read in
-    the same transaction. A document the actor may not see is ``NotFound``."""
+    the same transaction. Without ``page_after`` a decision that goes through reads no
+    page (the caller redirects). A document the actor may not see is ``NotFound``."""
     with unit_of_work_for(actor) as uow:
         s = uow.session
         moved: Moved | None = None
@@ -144,6 +147,8 @@ def decide_on_page(
             raise
         except DomainError as refused:
             refusal = refused
+        if refusal is None and not page_after:
+            return Decided(None, moved, None)
         return Decided(document_detail_in(s, actor, reference), moved, refusal)
 
 
@@ -204,7 +209,9 @@ def _transition_in(
         },
     )
     if moved.rowcount != 1:
-        current = conn.scalar(select(_DOC.c.state).where(_DOC.c.id == doc.id))
+        current = conn.scalar(
+            select(_DOC.c.state).where(_DOC.c.org_id == actor.org_id, _DOC.c.id == doc.id)
+        )
         raise engine.TransitionRefused("stale_state", seen=seen_state, current=current)
     conn.execute(
         _CLOSE_TASKS,

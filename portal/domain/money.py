@@ -3,6 +3,7 @@ shared by documents, their forms and route previews."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, InvalidOperation
 
 from portal.domain.errors import DomainError
@@ -24,6 +25,8 @@ def check_amount(amount: Decimal, *, field: str = "amount") -> Decimal:
     return amount
 
 
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
 # What people type between digit groups: commas and (no-break) spaces.
 _GROUPING = str.maketrans("", "", " \u00a0\u202f,")
 
@@ -37,12 +40,13 @@ def parse_amount(text: object, *, field: str = "amount") -> Decimal:
     """A typed amount as a Decimal, grouping removed; ``amount_invalid`` (naming
     ``field``) for anything that is not a finite decimal number. Sign and precision are
     ``check_amount``'s to judge."""
-    if isinstance(text, bool):
+    plain = plain_number(str(text))
+    # ASCII digits, a decimal point and an exponent only: Decimal() also reads "1_000",
+    # "NaN" and other scripts' digits ("١٢٣"), none of which a person means as an amount
+    # (an exponent gets as far as check_amount, which says why it is too large).
+    if isinstance(text, bool) or not _DECIMAL.fullmatch(plain):
         raise DomainError("amount_invalid", field=field)
     try:
-        number = Decimal(plain_number(str(text)))
-    except InvalidOperation:
+        return Decimal(plain)
+    except InvalidOperation:  # pragma: no cover - the pattern admits only decimals
         raise DomainError("amount_invalid", field=field) from None
-    if not number.is_finite():
-        raise DomainError("amount_invalid", field=field)
-    return number

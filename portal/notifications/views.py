@@ -3,6 +3,8 @@ marking them read."""
 
 from __future__ import annotations
 
+import re
+
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_login import login_required
@@ -32,6 +34,7 @@ def index() -> ResponseReturnValue:
 def mark_read() -> ResponseReturnValue:
     """One notification (``id``) or, without one, all of them."""
     raw = request.form.get("id")
-    ids = [int(raw)] if raw and raw.isdigit() else None
+    # ASCII digits only: str.isdigit() also passes "²", which int() refuses.
+    ids = [int(raw)] if raw and re.fullmatch(r"[0-9]{1,19}", raw) else None
     mark_notifications_read(current_actor(), ids)
     return redirect(url_for("notifications.index"))

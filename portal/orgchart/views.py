@@ -81,10 +81,11 @@ def new_unit() -> ResponseReturnValue:
 @admin_required
 def edit_unit(unit_id: int) -> ResponseReturnValue:
     actor = current_actor()
+    # A field a post leaves out keeps the unit's value, so the unit is read first.
+    offer = pickers.unit_form(actor, unit_id)
+    form = UnitForm(obj=offer.unit)
     if request.method == "GET":
-        offer = pickers.unit_form(actor, unit_id)
-        return _unit_form_page(UnitForm(obj=offer.unit), offer)
-    form = UnitForm()
+        return _unit_form_page(form, offer)
     if form.validate_on_submit():
         try:
             services.update_unit(
@@ -100,7 +101,7 @@ def edit_unit(unit_id: int) -> ResponseReturnValue:
         else:
             flash(_("Unit saved."), "success")
             return redirect(url_for("orgchart.chart"))
-    return _unit_form_page(form, pickers.unit_form(actor, unit_id), 422)
+    return _unit_form_page(form, offer, 422)
 
 
 # --- positions -----------------------------------------------------------------------------
@@ -144,10 +145,11 @@ def new_position() -> ResponseReturnValue:
 @admin_required
 def edit_position(position_id: int) -> ResponseReturnValue:
     actor = current_actor()
+    # A field a post leaves out keeps the seat's value, so the seat is read first.
+    offer = pickers.position_form(actor, position_id)
+    form = PositionForm(obj=offer.position)
     if request.method == "GET":
-        offer = pickers.position_form(actor, position_id)
-        return _position_form_page(PositionForm(obj=offer.position), offer)
-    form = PositionForm()
+        return _position_form_page(form, offer)
     if form.validate_on_submit():
         try:
             services.update_position(
@@ -164,7 +166,7 @@ def edit_position(position_id: int) -> ResponseReturnValue:
         else:
             flash(_("Position saved."), "success")
             return redirect(url_for("orgchart.chart"))
-    return _position_form_page(form, pickers.position_form(actor, position_id), 422)
+    return _position_form_page(form, offer, 422)
 
 
 # --- holdings ------------------------------------------------------------------------------

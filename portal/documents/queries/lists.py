@@ -35,12 +35,6 @@ class StartableKind:
     version: int
 
 
-def startable_kinds(actor: Actor) -> list[StartableKind]:
-    """Every kind with a published version, by kind; any member may start one."""
-    with unit_of_work_for(actor) as uow:
-        return [k for k, _graph in _startable_in(uow.session, actor.org_id)]
-
-
 def _startable_in(session: Session, org_id: int) -> list[tuple[StartableKind, Graph]]:
     out = []
     for kind, number in published_kinds_in(session):

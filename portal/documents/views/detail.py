@@ -138,9 +138,11 @@ def transition(reference: str) -> ResponseReturnValue:
         seen_state=seen_state,
         comment=comment,
         request_id=request.headers.get("X-Request-Id"),
+        page_after=swapped,  # without htmx the answer is a redirect to the page
     )
-    refused = decided.refusal
+    refused, detail, moved = decided.refusal, decided.detail, decided.moved
     if refused is not None:
+        assert detail is not None  # a refusal always comes with the page
         if refused.code == "stale_state":
             message = (
                 "warning",
@@ -149,23 +151,25 @@ def transition(reference: str) -> ResponseReturnValue:
                 ),
             )
         elif refused.code == "route_has_gap":
-            message = ("error", _gap_refusal(decided.detail.document.graph, refused))
+            message = ("error", _gap_refusal(detail.document.graph, refused))
         else:
             message = ("error", message_for(refused))
         return _page(
-            decided.detail,
+            detail,
             status_for(refused),
             swapped=swapped,
             message=message,
             comment=comment,
             comment_error=message[1] if refused.code == "comment_required" else None,
         )
-    document = decided.detail.document
+    assert moved is not None  # not refused, so it moved
+    document = moved.document
     done = _(
         "Done: the document is now “%(state)s”.",
         state=document.graph.state_label(document.state, current_actor().locale),
     )
     if swapped:
-        return _page(decided.detail, swapped=True, message=("success", done))
+        assert detail is not None  # asked for with htmx
+        return _page(detail, swapped=True, message=("success", done))
     flash(done, "success")
     return redirect(url_for("documents.detail", reference=reference))

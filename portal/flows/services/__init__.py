@@ -25,7 +25,7 @@ from portal.flows.services.drafts import (
 from portal.flows.services.listing import FlowSummary, list_flows
 from portal.flows.services.publishing import Published, publish_draft, seed_flows
 from portal.flows.services.readiness import ReadinessWarning, flow_readiness
-from portal.flows.services.references import References, describe_references
+from portal.flows.services.references import References
 from portal.flows.services.transfer import Export, export_flow, import_draft
 from portal.flows.services.validation import FlowInvalid
 
@@ -37,7 +37,6 @@ __all__ = [
     "Published",
     "ReadinessWarning",
     "References",
-    "describe_references",
     "discard_draft",
     "draft_from_version",
     "draft_graph",

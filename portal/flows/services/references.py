@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import member_names
-from portal.core.uow import unit_of_work_for
-from portal.domain.actor import Actor, require_admin
 from portal.domain.graph import Graph
 from portal.orgchart.queries import seat_labels_in
 
@@ -28,9 +26,3 @@ def references_in(session: Session, *graphs_named: Graph) -> References:
         member_names(session, {g.grantee.member for g in grants}),
         seat_labels_in(session, {g.grantee.position for g in grants}),
     )
-
-
-def describe_references(actor: Actor, *graphs_named: Graph) -> References:
-    require_admin(actor)
-    with unit_of_work_for(actor) as uow:
-        return references_in(uow.session, *graphs_named)

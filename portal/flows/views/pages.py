@@ -3,6 +3,8 @@ violations and versions, the editor, import, export, publish and discard."""
 
 from __future__ import annotations
 
+import re
+
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
@@ -204,7 +206,8 @@ def discard(kind: str) -> ResponseReturnValue:
 @admin_required
 def export(kind: str) -> ResponseReturnValue:
     raw = request.args.get("version")
-    if raw is not None and not raw.isdigit():
+    # ASCII digits only: str.isdigit() also passes "²", which int() refuses.
+    if raw is not None and not re.fullmatch(r"[0-9]{1,10}", raw):
         raise NotFound("flow_version")
     exported = transfer.export_flow(
         current_actor(), kind, version=int(raw) if raw is not None else None

@@ -1,4 +1,5 @@
-"""The org chart's services: reading it (``chart``) and editing it (``editing``). One unit
+"""The org chart's services: reading it (``chart``), what its forms offer (``pickers``)
+and editing it (``editing``). One unit
 of work per call; admins only for edits. The services other features, the demo and the
 benchmarks call are named here too."""
 

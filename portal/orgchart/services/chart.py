@@ -1,5 +1,5 @@
-"""Reading the org chart: the chart of one day ready to render, with its health flags,
-and the pickers the forms offer. One unit of work per call."""
+"""Reading the org chart: the chart of one day ready to render, with its health flags.
+What the forms offer is ``pickers``."""
 
 from __future__ import annotations
 
@@ -122,9 +122,11 @@ def get_chart(actor: Actor | SystemActor, as_of: date | None = None) -> ChartVie
                 )
             )
         )
-        everyone = {m.id: m for m in member_directory_in(s, active_only=False)}
-    # Holders by name, as the chart lists them.
-    holdings.sort(key=lambda h: (everyone[h.member_id].name, h.id))
+        directory = member_directory_in(s, active_only=False)
+        everyone = {m.id: m for m in directory}
+    # Holders by name, in the database's collation (the directory's order).
+    place = {m.id: i for i, m in enumerate(directory)}
+    holdings.sort(key=lambda h: (place[h.member_id], h.id))
     unit_views = _tree_order(units)
     by_unit = {u.id: u for u in unit_views}
     position_views = {

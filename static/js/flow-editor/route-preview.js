@@ -25,7 +25,12 @@ export class RoutePreview {
     for (const m of members || []) this.member.appendChild(el("option", { value: m.id, text: m.label }));
   }
 
+  // Each question is numbered: an answer that arrives after an edit (or after a newer
+  // question) is about a draft no longer on the page, and is dropped.
+  #asked = 0;
+
   clear() {
+    this.#asked += 1;
     this.canvas.clearRoute();
     this.steps.replaceChildren();
   }
@@ -33,7 +38,9 @@ export class RoutePreview {
   async #show() {
     const { text } = this;
     this.clear();
+    const asked = this.#asked;
     const answer = await this.api("POST", "/route", { member_id: Number(this.member.value), amount: this.amount.value });
+    if (asked !== this.#asked) return;
     if (!answer.ok) {
       this.steps.appendChild(el("li", { class: "field-error", text: errorMessage(answer) }));
       return;
