@@ -24,12 +24,12 @@ from portal.domain.graph import (
     Grantee,
     GranteeKind,
     Graph,
-    Labels,
     State,
     StateRole,
     Transition,
     TransitionGuard,
 )
+from portal.domain.labels import Labels
 from portal.domain.validate import errors_in, validate
 from portal.flows.seeded import seeded_graphs
 

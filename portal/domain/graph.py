@@ -1,5 +1,5 @@
-"""The flow graph: states, transitions, grants, deadlines, document fields, labels and
-the editor's layout, with the vocabulary they are written in.
+"""The flow graph: states, transitions, grants, deadlines, document fields and the
+editor's layout, with the vocabulary they are written in (their texts are ``labels``).
 
 A graph is what an admin draws and what a published version freezes. Everything here
 is immutable so a loaded version can be cached and shared between requests. Its JSON
@@ -16,12 +16,11 @@ in the defaults, so a graph saved with and without them compares equal.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import TypeVar, overload
 
-from portal.domain.locales import DEFAULT_LOCALE
+from portal.domain.labels import Labels
 
 KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
@@ -32,8 +31,6 @@ MAX_GRANTS = 256
 MAX_FIELDS = 32
 MAX_CHOICES = 64
 MAX_LABEL_LENGTH = 200
-
-_T = TypeVar("_T")
 
 
 class StateRole:
@@ -116,58 +113,6 @@ DEFAULT_MAX_ESCALATION_LEVELS = 2
 
 # Entering one of these undoes or stops a document rather than moving it on.
 _BACKWARD_ROLES = (StateRole.REJECTED, StateRole.CANCELLED, StateRole.DISPUTE)
-
-
-class Labels(Mapping[str, str]):
-    """Locale -> text, immutable. ``en`` is required (the validator says so)."""
-
-    __slots__ = ("_items",)
-
-    def __init__(self, items: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> None:
-        self._items = dict(items)
-
-    def __getitem__(self, locale: str) -> str:
-        return self._items[locale]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    # The ABC's generic versions go through __getitem__ one key at a time; the
-    # validator reads every label of every element on each editor change.
-    @overload
-    def get(self, locale: str, /) -> str | None: ...
-    @overload
-    def get(self, locale: str, default: str | _T, /) -> str | _T: ...
-    def get(self, locale: str, default: object = None) -> object:
-        return self._items.get(locale, default)
-
-    def items(self) -> ItemsView[str, str]:
-        return self._items.items()
-
-    def __contains__(self, locale: object) -> bool:
-        return locale in self._items
-
-    def __hash__(self) -> int:
-        return hash(frozenset(self._items.items()))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Mapping):
-            return self._items == dict(other)
-        return NotImplemented
-
-    def __repr__(self) -> str:
-        return f"Labels({self._items!r})"
-
-    def text(self, locale: str) -> str:
-        """The label in ``locale``, falling back to English, then to any label at all."""
-        for candidate in (locale, DEFAULT_LOCALE):
-            value = self._items.get(candidate, "").strip()
-            if value:
-                return value
-        return next((v for v in self._items.values() if v.strip()), "")
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,8 @@ from portal.domain.graph import (
     DocumentField,
     FieldType,
     Gate,
-    Labels,
 )
+from portal.domain.labels import Labels
 from portal.flows import queries as flow_queries
 from portal.flows import services as flows
 from tests.factories import demo_people

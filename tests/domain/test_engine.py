@@ -45,7 +45,8 @@ from portal.domain.engine import (
     posting_of,
     require_transition,
 )
-from portal.domain.graph import Gate, GranteeKind, Graph, Labels, Transition, TransitionGuard
+from portal.domain.graph import Gate, GranteeKind, Graph, Transition, TransitionGuard
+from portal.domain.labels import Labels
 from portal.domain.orgchart import ChartSnapshot
 from portal.domain.resolution import GapReason
 from portal.flows.seeded import (

@@ -16,11 +16,11 @@ from portal.domain.graph import (
     Grant,
     Grantee,
     GranteeKind,
-    Labels,
     OnVacancy,
     PostingOrder,
     StateRole,
 )
+from portal.domain.labels import Labels
 from portal.flows import seeded
 from tests.domain.test_validate import go, grant, plus, state, valid
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from decimal import Decimal
 
-from portal.domain.graph import Grant, Grantee, GranteeKind, Labels, StateRole
+from portal.domain.graph import Grant, Grantee, GranteeKind, StateRole
 from portal.domain.graph_diff import Changes, diff
+from portal.domain.labels import Labels
 from portal.flows.seeded import leave_request
 
 LEAVE = leave_request("MYR")

@@ -25,7 +25,6 @@ from portal.domain.graph import (
     Grantee,
     GranteeKind,
     Graph,
-    Labels,
 )
 from portal.domain.graph_json import (
     MAX_DOCUMENT_BYTES,
@@ -35,6 +34,7 @@ from portal.domain.graph_json import (
     loads,
     to_json,
 )
+from portal.domain.labels import Labels
 from portal.domain.validate import Violation, validate
 from portal.flows import seeded
 from tests.domain.test_validate import valid

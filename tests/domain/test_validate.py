@@ -37,13 +37,13 @@ from portal.domain.graph import (
     Grantee,
     GranteeKind,
     Graph,
-    Labels,
     PostingOrder,
     State,
     StateRole,
     Transition,
     TransitionGuard,
 )
+from portal.domain.labels import Labels
 from portal.domain.messages import MESSAGES
 from portal.domain.validate import (
     CODES,

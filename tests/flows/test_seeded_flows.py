@@ -20,11 +20,11 @@ from portal.domain.graph import (
     Gate,
     GranteeKind,
     Graph,
-    Labels,
     PostingOrder,
     StateRole,
     Transition,
 )
+from portal.domain.labels import Labels
 from portal.domain.locales import SUPPORTED_LOCALES
 from portal.domain.validate import validate
 from portal.flows import seeded

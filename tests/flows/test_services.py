@@ -18,8 +18,9 @@ from portal.core.uow import platform_work, unit_of_work
 from portal.domain import graph_json
 from portal.domain.actor import Role
 from portal.domain.errors import Conflict, DomainError, Forbidden, NotFound
-from portal.domain.graph import Grant, Grantee, GranteeKind, Labels, OnVacancy
+from portal.domain.graph import Grant, Grantee, GranteeKind, OnVacancy
 from portal.domain.graph_json import GraphFormatError
+from portal.domain.labels import Labels
 from portal.domain.validate import errors_in
 from portal.flows import queries
 from portal.flows.seeded import SEEDED_KINDS

@@ -15,7 +15,8 @@ from portal.core.db import table_of
 from portal.core.uow import unit_of_work_for
 from portal.documents.models import Document
 from portal.domain.actor import Actor
-from portal.domain.graph import Graph, Labels
+from portal.domain.graph import Graph
+from portal.domain.labels import Labels
 from portal.flows.queries import current_version_in, published_kinds_in, version_in
 
 MAX_PER_PAGE = 100

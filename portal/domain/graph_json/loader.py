@@ -22,12 +22,12 @@ from portal.domain.graph import (
     Grant,
     Grantee,
     Graph,
-    Labels,
     State,
     Transition,
     TransitionGuard,
 )
 from portal.domain.graph_json.writer import FORMAT
+from portal.domain.labels import Labels
 
 # Loader limits, far above any legitimate graph: they bound the cost of hostile input.
 MAX_DOCUMENT_BYTES = 1_000_000

@@ -7,7 +7,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TypeAlias
 
-from portal.domain.graph import DocumentField, Grant, Graph, Labels, State, Transition
+from portal.domain.graph import DocumentField, Grant, Graph, State, Transition
+from portal.domain.labels import Labels
 
 FORMAT = 1  # the graph document's own format number, for future migrations of the JSON
 

@@ -28,11 +28,11 @@ from portal.domain.graph import (
     Grantee,
     GranteeKind,
     Graph,
-    Labels,
     OnVacancy,
     PostingOrder,
     StateRole,
 )
+from portal.domain.labels import Labels
 from portal.domain.locales import DEFAULT_LOCALE, SUPPORTED_LOCALES
 from portal.domain.validate.violations import (
     ERROR,

@@ -10,11 +10,11 @@ from portal.domain.graph import (
     Deadline,
     Grant,
     Grantee,
-    Labels,
     State,
     Transition,
     TransitionGuard,
 )
+from portal.domain.labels import Labels
 
 
 def labels(en: str, zh: str, ms: str) -> Labels:

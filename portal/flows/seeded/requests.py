@@ -15,11 +15,11 @@ from portal.domain.graph import (
     Grantee,
     GranteeKind,
     Graph,
-    Labels,
     PostingOrder,
     StateRole,
     TransitionGuard,
 )
+from portal.domain.labels import Labels
 from portal.flows.seeded.kinds import (
     LEAVE_REQUEST,
     PURCHASE_REQUEST,

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from portal.core.uow import unit_of_work_for
 from portal.domain import graph_json
 from portal.domain.actor import Actor, SystemActor, require_admin
-from portal.domain.graph import Labels
+from portal.domain.labels import Labels
 from portal.flows.models import FlowDraft, FlowVersion
 from portal.flows.queries import version_in
 

@@ -15,7 +15,7 @@ from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, require_admin
 from portal.domain.errors import DomainError, NotFound
-from portal.domain.graph import Labels
+from portal.domain.labels import Labels
 from portal.domain.money import check_amount
 from portal.flows.queries import current_version_in, published_kinds_in, version_in
 from portal.flows.services.drafts import draft_graph_in
