@@ -19,7 +19,7 @@ from sqlalchemy import ColumnElement, ScalarSelect, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.models import Membership, Organization, User
-from portal.core.db import table_of
+from portal.core.db import MAX_ID, storable_ids, table_of
 from portal.core.uow import platform_work, unit_of_work_for
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.errors import NotFound
@@ -28,13 +28,10 @@ _MEMBER = table_of(Membership)
 _USER = table_of(User)
 _ORG = table_of(Organization)
 
-# No id outside BIGINT exists; the database could not even compare one.
-MAX_ID = 2**63 - 1
-
 
 def member_names(session: Session, member_ids: Iterable[int | None]) -> dict[int, str]:
     """Display name by membership id, in one query; ids that are None or unknown are left out."""
-    ids = {m for m in member_ids if m is not None and 0 < m <= MAX_ID}
+    ids = storable_ids(member_ids)
     if not ids:
         return {}
     rows = session.execute(
@@ -134,7 +131,7 @@ def member_roles_in(session: Session) -> list[MemberRoles]:
 
 def active_member_ids_in(session: Session, member_ids: Iterable[int | None]) -> set[int]:
     """Those of ``member_ids`` that are active members here."""
-    ids = {m for m in member_ids if m is not None and 0 < m <= MAX_ID}
+    ids = storable_ids(member_ids)
     if not ids:
         return set()
     return set(

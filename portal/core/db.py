@@ -8,7 +8,7 @@ new row is stamped with it. PostgreSQL row-level security is the second (see
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -56,6 +56,14 @@ NAMING_CONVENTION = {
 
 # Identity keys are BIGINT on PostgreSQL; SQLite only auto-increments INTEGER.
 Id = BigInteger().with_variant(Integer(), "sqlite")
+# No row id lies outside BIGINT: one from a request that does is no row's, and the
+# database could not even compare it with a column.
+MAX_ID = 2**63 - 1
+
+
+def storable_ids(ids: Iterable[int | None]) -> set[int]:
+    """Those of ``ids`` that could name a row (the others name none)."""
+    return {i for i in ids if i is not None and 0 < i <= MAX_ID}
 
 
 class UtcDateTime(TypeDecorator[datetime]):

@@ -27,8 +27,9 @@ from portal.documents.models import Document, Task, TaskStatus
 from portal.domain import engine
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.authority import Principal
+from portal.domain.editing import is_draft
 from portal.domain.errors import NotFound
-from portal.domain.graph import Graph, StateRole
+from portal.domain.graph import Graph
 from portal.domain.orgchart import ChartSnapshot
 from portal.flows.queries import version_in
 
@@ -151,8 +152,7 @@ class DocumentView:
 
     @property
     def is_draft(self) -> bool:
-        state = self.graph.state(self.state)
-        return state is not None and state.role == StateRole.DRAFT
+        return is_draft(self.graph, self.state)
 
 
 def document_view_in(session: Session, loaded: VisibleDocument) -> DocumentView:

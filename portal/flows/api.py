@@ -143,9 +143,9 @@ def publish(kind: str) -> ResponseReturnValue:
         return jsonify(error=error), 422
     return jsonify(
         {
-            "version": published.version,
-            "digest": published.digest,
-            "published_at": published.published_at.isoformat(),
+            "version": published.view.version,
+            "digest": published.view.digest,
+            "published_at": published.view.published_at.isoformat(),
             "draft": _draft_json(published.draft),
         }
     )

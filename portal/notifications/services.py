@@ -5,13 +5,10 @@ from __future__ import annotations
 from sqlalchemy import update
 
 from portal.core.clock import clock
-from portal.core.db import rows_changed
+from portal.core.db import rows_changed, storable_ids
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor
 from portal.notifications.models import Notification
-
-# No id outside BIGINT exists; the database could not even compare one.
-MAX_ID = 2**63 - 1
 
 
 def mark_notifications_read(actor: Actor, ids: list[int] | None = None) -> int:
@@ -25,5 +22,5 @@ def mark_notifications_read(actor: Actor, ids: list[int] | None = None) -> int:
             .execution_options(synchronize_session=False)
         )
         if ids is not None:
-            stmt = stmt.where(Notification.id.in_([i for i in ids if 0 < i <= MAX_ID]))
+            stmt = stmt.where(Notification.id.in_(storable_ids(ids)))
         return rows_changed(uow.session.execute(stmt))

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from portal.accounts.queries import chart_version_in, member_names, member_roles_in
 from portal.core.cache import LruCache
-from portal.core.db import TenantNotSet, table_of
+from portal.core.db import TenantNotSet, storable_ids, table_of
 from portal.domain.errors import NotFound
 from portal.domain.orgchart import ChartSnapshot, Seat, Unit
 from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
@@ -40,10 +40,6 @@ _HOLDINGS = (
 )
 
 
-# No id outside BIGINT exists; the database could not even compare one.
-MAX_ID = 2**63 - 1
-
-
 ChartRow = TypeVar("ChartRow", OrgUnit, Position, PositionHolding)
 
 
@@ -61,13 +57,9 @@ def seat_label(code: str, title: str) -> str:
     return f"{code} — {title}"
 
 
-def _known_ids(ids: Iterable[int | None]) -> set[int]:
-    return {i for i in ids if i is not None and 0 < i <= MAX_ID}
-
-
 def active_position_ids_in(session: Session, position_ids: Iterable[int | None]) -> set[int]:
     """Those of ``position_ids`` that are seats here and not retired."""
-    ids = _known_ids(position_ids)
+    ids = storable_ids(position_ids)
     if not ids:
         return set()
     return set(
@@ -78,7 +70,7 @@ def active_position_ids_in(session: Session, position_ids: Iterable[int | None])
 def seat_labels_in(session: Session, position_ids: Iterable[int | None]) -> dict[int, str]:
     """``seat_label`` by id for those of ``position_ids`` that are seats here, retired or
     not; unknown ids are left out."""
-    ids = _known_ids(position_ids)
+    ids = storable_ids(position_ids)
     if not ids:
         return {}
     rows = session.execute(

@@ -34,7 +34,8 @@ def message_for(error: Coded) -> str:
 
 def gap_message(reason: str, names: Mapping[str, object]) -> str:
     """Why a step found nobody to decide it (``gap_<reason>``), in words, with the names
-    of the seat, member, unit or role it is about."""
+    of the seat, member, unit or role it is about (``names`` may hold more: a refusal's
+    whole params; the sentence takes what it names)."""
     gap = DomainError(f"gap_{reason}")
     gap.params = dict(names)
     return message_for(gap)

@@ -83,7 +83,7 @@ def _walk(doc, *steps):
 def _publish(admin, graph):
     current = flows.get_draft(admin, graph.kind).revision
     draft = flows.save_draft(admin, graph.kind, graph, revision=current)
-    return flows.publish_draft(admin, graph.kind, revision=draft.revision)
+    return flows.publish_draft(admin, graph.kind, revision=draft.revision).view
 
 
 def _refusal(call, *args, **kwargs) -> DomainError:

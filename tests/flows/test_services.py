@@ -260,7 +260,9 @@ def test_publishing_an_invalid_draft_is_refused_with_every_violation_and_keeps_t
     assert [v.version for v in queries.list_versions(admin, "expense_claim")] == [1]
 
     fixed = drafts.save_draft(admin, "expense_claim", graph, revision=1)
-    assert publishing.publish_draft(admin, "expense_claim", revision=fixed.revision).version == 2
+    assert (
+        publishing.publish_draft(admin, "expense_claim", revision=fixed.revision).view.version == 2
+    )
 
 
 def test_a_valid_draft_publishes_as_the_next_version_and_is_consumed(acme, globex):
@@ -270,9 +272,9 @@ def test_a_valid_draft_publishes_as_the_next_version_and_is_consumed(acme, globe
 
     published = publishing.publish_draft(admin, "expense_claim", revision=1)
 
-    assert (published.version, published.published_by) == (2, "Alice Admin")
-    assert published.graph == graph.normalised()
-    assert published.digest == graph_json.digest_of(graph)
+    assert (published.view.version, published.view.published_by) == (2, "Alice Admin")
+    assert published.view.graph == graph.normalised()
+    assert published.view.digest == graph_json.digest_of(graph)
     draft = drafts.get_draft(admin, "expense_claim")
     assert (draft.revision, draft.base_version) == (0, 2)
     versions = queries.list_versions(admin, "expense_claim")
@@ -294,14 +296,14 @@ def test_publishing_a_stale_revision_is_refused(acme, globex):
 
     assert (error.code, error.params) == ("stale_revision", {"current": 2})
     assert queries.current_version(admin, "expense_claim").version == 1
-    assert publishing.publish_draft(admin, "expense_claim", revision=2).version == 2
+    assert publishing.publish_draft(admin, "expense_claim", revision=2).view.version == 2
 
 
 def test_publishing_a_draft_that_is_gone_says_so(acme, globex):
     admin = acme.admin.actor
     graph = drafts.get_draft(admin, "expense_claim").graph
     drafts.save_draft(admin, "expense_claim", graph, revision=0)
-    assert publishing.publish_draft(admin, "expense_claim", revision=1).version == 2
+    assert publishing.publish_draft(admin, "expense_claim", revision=1).view.version == 2
 
     again = _refusal(publishing.publish_draft, admin, "expense_claim", revision=1)
     assert isinstance(again, Conflict)
@@ -720,7 +722,7 @@ def test_a_brand_new_kind_publishes_as_its_version_one(acme, globex):
 
     published = publishing.publish_draft(admin, "travel_request", revision=1)
 
-    assert (published.version, published.published_by) == (1, "Alice Admin")
+    assert (published.view.version, published.view.published_by) == (1, "Alice Admin")
     assert readiness.flow_readiness(admin) == []
 
 

@@ -100,17 +100,13 @@ def _page(
     )
 
 
-# The names a gap's refusal carries (``documents.transitions``), by its sentence's words.
-_GAP_NAMES = ("position", "member", "unit", "role")
-
-
 def _gap_refusal(graph: Graph, refused: DomainError) -> str:
-    """'Nobody could decide it at Reviewed: Siti has no primary position…' in words."""
-    names = {k: refused.params[k] for k in _GAP_NAMES if k in refused.params}
+    """'Nobody could decide it at Reviewed: Siti has no primary position…' in words (the
+    refusal carries the names its sentence needs, ``orgchart.queries.gap_names``)."""
     return _(
         "This cannot go ahead: nobody could decide it at “%(step)s”. %(reason)s Ask an admin to fix the org chart.",
         step=graph.state_label(str(refused.params.get("state", "")), current_actor().locale),
-        reason=gap_message(str(refused.params.get("reason")), names),
+        reason=gap_message(str(refused.params.get("reason")), refused.params),
     )
 
 

@@ -5,7 +5,6 @@ change, so a published one goes straight into the version cache."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -33,31 +32,6 @@ class Published:
 
     view: VersionView
     draft: DraftView
-
-    # The version's own attributes, read through: a caller need not know the wrapper.
-    @property
-    def kind(self) -> str:
-        return self.view.kind
-
-    @property
-    def version(self) -> int:
-        return self.view.version
-
-    @property
-    def graph(self) -> Graph:
-        return self.view.graph
-
-    @property
-    def digest(self) -> str:
-        return self.view.digest
-
-    @property
-    def published_at(self) -> datetime:
-        return self.view.published_at
-
-    @property
-    def published_by(self) -> str | None:
-        return self.view.published_by
 
 
 def append_version_in(session: Session, graph: Graph, *, published_by: int | None) -> FlowVersion:

@@ -186,7 +186,7 @@ def publish(kind: str) -> ResponseReturnValue:
     except Conflict as conflict:  # stale or gone: show the flow as it is now, and why
         flash(message_for(conflict), "error")
         return _flow_page(kind, status=409)
-    flash(_("Published version %(version)s.", version=published.version), "success")
+    flash(_("Published version %(version)s.", version=published.view.version), "success")
     return redirect(url_for(".flow", kind=kind))
 
 
