@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from portal.config import (
     REPO_ROOT,
@@ -42,6 +43,11 @@ def create_app(settings: Settings | None = None) -> Flask:
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,
     )
     app.extensions["portal.settings"] = settings
+    if settings.trusted_proxies:
+        # Behind N proxies the client is the address the outermost one saw: the sign-in
+        # throttle must count clients, not the proxy.
+        n = settings.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
 
     db.configure(settings.database_url, pool_size=settings.db_pool_size)
     redis_holder.configure(settings.redis_url)
@@ -76,6 +82,7 @@ def _register_web(app: Flask, settings: Settings) -> None:
     from portal.web.errors import init_errors
     from portal.web.i18n import init_i18n_filters
     from portal.web.nav import init_nav
+    from portal.web.request_input import init_request_input
     from portal.web.security import init_security_headers
     from portal.web.tenancy import init_tenancy
 
@@ -94,6 +101,7 @@ def _register_web(app: Flask, settings: Settings) -> None:
             settings.login_throttle_seconds,
         ),
     )
+    init_request_input(app)  # first: the id converter must exist before any route
     init_request_connection(app)  # before tenancy: the user's load uses it too
     init_auth(app, load_user=accounts.load_session_user)
     init_tenancy(app, resolve_actor=accounts.actor_in, organizations_of=accounts.organizations_of)

@@ -13,8 +13,12 @@ from portal.config import Settings
 
 def _create_app() -> Flask:
     from portal.app import create_app
+    from portal.config import ConfigError
 
-    return create_app()
+    try:
+        return create_app()
+    except ConfigError as error:  # a bad variable: say which, without a traceback
+        raise click.ClickException(str(error)) from None
 
 
 def _settings() -> Settings:

@@ -1,6 +1,10 @@
 """Settings read from ``PORTAL_*`` environment variables, with safe defaults.
 
-Every variable is listed in the README's configuration table; keep the two in step.
+Every variable is listed in the README's configuration table; keep the two in step. A
+value that cannot be used stops the process at once with a message naming the variable
+(``ConfigError``): a typo must not start a portal with a silent default. Production
+requires PostgreSQL and Redis: the embedded SQLite file and in-process fake Redis serve
+one process only, and sign-in throttling counted per process protects nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from portal.domain.locales import SUPPORTED_LOCALES as SUPPORTED_LOCALES  # one list, shared
 
@@ -20,11 +25,14 @@ STATIC_DIR = REPO_ROOT / "static"
 TRANSLATIONS_DIR = REPO_ROOT / "translations"
 MIGRATIONS_DIR = REPO_ROOT / "migrations"
 
+ENVIRONMENTS = ("development", "production", "test")
+SMTP_SECURITY = ("none", "starttls", "tls")
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
 
-def _flag(value: str | None, default: bool) -> bool:
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+class ConfigError(RuntimeError):
+    """A ``PORTAL_*`` variable the portal cannot start with; the message names it."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,19 @@ class Settings:
     login_max_failures_per_account: int = 5
     login_max_failures_per_address: int = 20
     login_throttle_seconds: int = 900
+    # Where people reach the portal: links in mail are built on it.
+    base_url: str = "http://127.0.0.1:5000"
+    # Mail: SMTP when a host is set; otherwise (outside production) .eml files under
+    # instance/mail/, so the demo shows what would have been sent.
+    smtp_host: str = ""
+    smtp_port: int = 587
+    smtp_security: str = "starttls"
+    smtp_user: str = ""
+    smtp_password: str = ""
+    smtp_timeout: int = 20
+    mail_sender: str = "Countersign <no-reply@countersign.invalid>"
+    # How many proxies in front of the web processes set X-Forwarded-For/-Proto.
+    trusted_proxies: int = 0
     testing: bool = False
     extra: Mapping[str, object] = field(default_factory=dict)
 
@@ -58,37 +79,113 @@ class Settings:
         """No Redis URL means RQ runs on an in-process fake Redis (demo mode)."""
         return not self.redis_url
 
+    @property
+    def mail_directory(self) -> Path:
+        """Where mail goes when no SMTP host is configured."""
+        return self.instance_dir / "mail"
+
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        env = os.environ if environ is None else environ
-        mode = env.get("PORTAL_ENV", "development")
-        instance_dir = Path(env.get("PORTAL_INSTANCE_DIR") or REPO_ROOT / "instance")
-        database_url = env.get("PORTAL_DATABASE_URL") or (
+        env = _Reader(os.environ if environ is None else environ)
+        mode = env.choice("PORTAL_ENV", ENVIRONMENTS, "development")
+        production = mode == "production"
+        instance_dir = Path(env.text("PORTAL_INSTANCE_DIR") or REPO_ROOT / "instance")
+        database_url = env.text("PORTAL_DATABASE_URL") or (
             f"sqlite:///{instance_dir / 'portal.sqlite3'}"
         )
-        redis_url = env.get("PORTAL_REDIS_URL", "")
-        return cls(
+        redis_url = env.text("PORTAL_REDIS_URL")
+        smtp_host = env.text("PORTAL_SMTP_HOST")
+        settings = cls(
             env=mode,
             instance_dir=instance_dir,
             database_url=database_url,
-            migrate_database_url=env.get("PORTAL_MIGRATE_DATABASE_URL") or database_url,
+            migrate_database_url=env.text("PORTAL_MIGRATE_DATABASE_URL") or database_url,
             redis_url=redis_url,
-            secret_key=env.get("PORTAL_SECRET_KEY", ""),
-            secure_cookies=_flag(env.get("PORTAL_SECURE_COOKIES"), mode == "production"),
-            default_locale=env.get("PORTAL_DEFAULT_LOCALE", "en"),
-            db_pool_size=int(env.get("PORTAL_DB_POOL_SIZE", "5")),
-            embedded_worker=_flag(env.get("PORTAL_EMBEDDED_WORKER"), not redis_url),
-            login_max_failures_per_account=int(
-                env.get("PORTAL_LOGIN_MAX_FAILURES_PER_ACCOUNT", "5")
+            secret_key=env.text("PORTAL_SECRET_KEY"),
+            secure_cookies=env.flag("PORTAL_SECURE_COOKIES", production),
+            default_locale=env.choice("PORTAL_DEFAULT_LOCALE", SUPPORTED_LOCALES, "en"),
+            db_pool_size=env.number("PORTAL_DB_POOL_SIZE", 5, 1, 200),
+            embedded_worker=env.flag("PORTAL_EMBEDDED_WORKER", not redis_url),
+            login_max_failures_per_account=env.number(
+                "PORTAL_LOGIN_MAX_FAILURES_PER_ACCOUNT", 5, 1, 1000
             ),
-            login_max_failures_per_address=int(
-                env.get("PORTAL_LOGIN_MAX_FAILURES_PER_ADDRESS", "20")
+            login_max_failures_per_address=env.number(
+                "PORTAL_LOGIN_MAX_FAILURES_PER_ADDRESS", 20, 1, 100_000
             ),
-            login_throttle_seconds=int(env.get("PORTAL_LOGIN_THROTTLE_SECONDS", "900")),
+            login_throttle_seconds=env.number("PORTAL_LOGIN_THROTTLE_SECONDS", 900, 1, 86_400),
+            base_url=env.url("PORTAL_BASE_URL", "http://127.0.0.1:5000"),
+            smtp_host=smtp_host,
+            smtp_port=env.number("PORTAL_SMTP_PORT", 587, 1, 65_535),
+            smtp_security=env.choice("PORTAL_SMTP_SECURITY", SMTP_SECURITY, "starttls"),
+            smtp_user=env.text("PORTAL_SMTP_USER"),
+            smtp_password=env.text("PORTAL_SMTP_PASSWORD"),
+            smtp_timeout=env.number("PORTAL_SMTP_TIMEOUT", 20, 1, 600),
+            mail_sender=env.text("PORTAL_MAIL_SENDER") or cls.mail_sender,
+            trusted_proxies=env.number("PORTAL_TRUSTED_PROXIES", 0, 0, 10),
         )
+        if production:
+            _require_production_services(settings, env)
+        return settings
+
+
+class _Reader:
+    """Reads one variable at a time, refusing what it cannot use by name."""
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self.environ = environ
+
+    def text(self, name: str) -> str:
+        return self.environ.get(name, "").strip()
+
+    def choice(self, name: str, allowed: tuple[str, ...], default: str) -> str:
+        value = self.text(name) or default
+        if value not in allowed:
+            raise ConfigError(f"{name} must be one of {', '.join(allowed)}; it is {value!r}")
+        return value
+
+    def flag(self, name: str, default: bool) -> bool:
+        value = self.text(name).lower()
+        if not value:
+            return default
+        if value in _TRUE | _FALSE:
+            return value in _TRUE
+        raise ConfigError(f"{name} must be on or off (1/0, true/false, yes/no); it is {value!r}")
+
+    def number(self, name: str, default: int, minimum: int, maximum: int) -> int:
+        value = self.text(name)
+        if not value:
+            return default
+        if not (value.isascii() and value.isdigit() and minimum <= int(value) <= maximum):
+            raise ConfigError(
+                f"{name} must be a whole number from {minimum} to {maximum}; it is {value!r}"
+            )
+        return int(value)
+
+    def url(self, name: str, default: str) -> str:
+        value = (self.text(name) or default).rstrip("/")
+        parts = urlsplit(value)
+        if parts.scheme not in {"http", "https"} or not parts.netloc or parts.query:
+            raise ConfigError(f"{name} must be an http(s) address such as https://example.com")
+        return value
+
+
+def _require_production_services(settings: Settings, env: _Reader) -> None:
+    if not settings.is_postgres:
+        raise ConfigError("PORTAL_DATABASE_URL must name PostgreSQL when PORTAL_ENV=production")
+    if not settings.redis_url:
+        raise ConfigError(
+            "PORTAL_REDIS_URL must be set when PORTAL_ENV=production "
+            "(the queue and the sign-in throttle are shared through it)"
+        )
+    if not settings.smtp_host:
+        raise ConfigError("PORTAL_SMTP_HOST must be set when PORTAL_ENV=production")
+    if not env.text("PORTAL_BASE_URL"):
+        raise ConfigError("PORTAL_BASE_URL must be set when PORTAL_ENV=production")
+    if not urlsplit(settings.base_url).scheme == "https":
+        raise ConfigError("PORTAL_BASE_URL must be an https:// address in production")
 
 
 def resolve_secret_key(settings: Settings) -> str:
@@ -98,9 +195,11 @@ def resolve_secret_key(settings: Settings) -> str:
     between web processes.
     """
     if settings.secret_key:
+        if settings.is_production and len(settings.secret_key) < 32:
+            raise ConfigError("PORTAL_SECRET_KEY must be at least 32 characters in production")
         return settings.secret_key
     if settings.is_production:
-        raise RuntimeError("PORTAL_SECRET_KEY must be set when PORTAL_ENV=production")
+        raise ConfigError("PORTAL_SECRET_KEY must be set when PORTAL_ENV=production")
     settings.instance_dir.mkdir(parents=True, exist_ok=True)
     key_file = settings.instance_dir / "secret_key"
     if not key_file.exists():

@@ -46,6 +46,10 @@ from sqlalchemy.types import TypeDecorator
 
 from portal.domain.errors import DomainError
 
+# No row id lies outside BIGINT: one from a request that does is no row's, and the
+# database could not even compare it with a column. One bound, the domain's.
+from portal.domain.text_input import MAX_ID as MAX_ID
+
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -56,9 +60,6 @@ NAMING_CONVENTION = {
 
 # Identity keys are BIGINT on PostgreSQL; SQLite only auto-increments INTEGER.
 Id = BigInteger().with_variant(Integer(), "sqlite")
-# No row id lies outside BIGINT: one from a request that does is no row's, and the
-# database could not even compare it with a column.
-MAX_ID = 2**63 - 1
 
 
 def storable_ids(ids: Iterable[int | None]) -> set[int]:

@@ -17,11 +17,11 @@ CURRENT_USER = "NULLIF(current_setting('app.current_user', true), '')::bigint"
 # trigger refuses UPDATE and DELETE on them too, for every role, on both databases.
 APPEND_ONLY_TABLES: set[str] = {"flow_version", "decision"}
 
-_IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
 def _ident(name: str) -> str:
-    if not _IDENTIFIER.match(name):
+    if not _IDENTIFIER.fullmatch(name):
         raise ValueError(f"not a plain SQL identifier: {name!r}")
     return name
 

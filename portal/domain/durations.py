@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-_DURATION = re.compile(r"^([1-9][0-9]{0,4})([mhd])$")
+_DURATION = re.compile(r"([1-9][0-9]{0,4})([mhd])")
 _UNIT_MINUTES = {"m": 1, "h": 60, "d": 24 * 60}
 MIN_DURATION_MINUTES = 5
 MAX_DURATION_MINUTES = 366 * 24 * 60
@@ -13,7 +13,7 @@ MAX_DURATION_MINUTES = 366 * 24 * 60
 
 def duration_minutes(text: str) -> int | None:
     """``"48h"`` -> 2880; None when the text is not a duration we accept."""
-    match = _DURATION.match(text)
+    match = _DURATION.fullmatch(text)
     if not match:
         return None
     minutes = int(match.group(1)) * _UNIT_MINUTES[match.group(2)]

@@ -27,7 +27,7 @@ class FieldErrors(DomainError):
         self.errors = errors
 
 
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def _field_value(spec: DocumentField, value: object) -> object:
@@ -53,7 +53,7 @@ def _field_value(spec: DocumentField, value: object) -> object:
     if spec.type == FieldType.DATE:
         text = str(value).strip()
         try:
-            if not _ISO_DATE.match(text):
+            if not _ISO_DATE.fullmatch(text):
                 raise ValueError(text)
             date.fromisoformat(text)
         except ValueError:

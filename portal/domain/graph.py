@@ -22,7 +22,7 @@ from decimal import Decimal
 
 from portal.domain.labels import Labels
 
-KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+KEY_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,62}")
 
 # Size caps: the validator refuses anything larger, and no real approval flow comes near.
 MAX_STATES = 64

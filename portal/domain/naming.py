@@ -6,30 +6,30 @@ import re
 
 from portal.domain.errors import DomainError
 
-SLUG = re.compile(r"^[a-z][a-z0-9-]{1,62}$")
-CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
-CURRENCY = re.compile(r"^[A-Z]{3}$")
+SLUG = re.compile(r"[a-z][a-z0-9-]{1,62}")
+CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+CURRENCY = re.compile(r"[A-Z]{3}")
 # Deliberately modest: one @, something on each side, a dot in the domain, no spaces.
-EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
+EMAIL = re.compile(r"[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}")
 
 
 def normalise_slug(value: str, field: str = "slug") -> str:
     slug = value.strip().lower()
-    if not SLUG.match(slug) or slug.endswith("-"):
+    if not SLUG.fullmatch(slug) or slug.endswith("-"):
         raise DomainError("invalid_slug", field=field)
     return slug
 
 
 def normalise_code(value: str, field: str = "code") -> str:
     code = value.strip()
-    if not CODE.match(code):
+    if not CODE.fullmatch(code):
         raise DomainError("invalid_code", field=field)
     return code
 
 
 def normalise_email(value: str, field: str = "email") -> str:
     email = value.strip().lower()
-    if len(email) > 254 or not EMAIL.match(email):
+    if len(email) > 254 or not EMAIL.fullmatch(email):
         raise DomainError("invalid_email", field=field, email=value.strip())
     return email
 

@@ -12,9 +12,6 @@ violations, each with its message in the admin's language. Errors come back as
 
 from __future__ import annotations
 
-import json
-import re
-from decimal import Decimal
 from typing import Any
 
 from flask import Blueprint, jsonify, request
@@ -27,6 +24,7 @@ from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import GranteeKind
 from portal.domain.graph_json import MAX_DOCUMENT_BYTES
 from portal.domain.money import parse_amount
+from portal.domain.text_input import MAX_ID, json_whole_number, whole_number
 from portal.domain.validate import Violation, errors_in
 from portal.flows import queries
 from portal.flows.services import drafts, pages, publishing, route_preview, transfer
@@ -34,6 +32,7 @@ from portal.flows.services.validation import FlowInvalid
 from portal.flows.wording.changes import publish_summary
 from portal.web.auth import admin_required
 from portal.web.messages import gap_message, message_for
+from portal.web.request_input import json_body
 from portal.web.tenancy import current_actor
 
 bp = Blueprint("flows_api", __name__, url_prefix="/o/<org>/flows/<kind>/api")
@@ -66,26 +65,21 @@ def _draft_json(draft: drafts.DraftView) -> dict[str, Any]:
 
 
 def _body() -> dict[str, Any]:
-    """The request's JSON object, amounts kept as Decimal; never a 500 on bad bytes."""
-    if (request.content_length or 0) > MAX_BODY_BYTES:
-        raise graph_json.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
-    raw = request.get_data(cache=False)
-    if len(raw) > MAX_BODY_BYTES:
-        raise graph_json.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
+    """The request's JSON object, read by the one strict reader (amounts kept as
+    Decimal, no key twice); never a 500 on bad bytes."""
     try:
-        data = json.loads(raw.decode("utf-8"), parse_float=Decimal)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError):
-        raise DomainError("bad_request") from None
+        data = json_body(max_bytes=MAX_BODY_BYTES)
+    except DomainError as error:
+        if error.code == "body_too_large":
+            raise graph_json.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES) from None
+        raise
     if not isinstance(data, dict):
         raise DomainError("bad_request")
     return data
 
 
 def _revision(data: dict[str, Any]) -> int:
-    revision = data.get("revision")
-    if isinstance(revision, bool) or not isinstance(revision, int) or revision < 0:
-        raise DomainError("bad_request")
-    return revision
+    return json_whole_number(data.get("revision"), field="revision")
 
 
 @bp.get("/draft")
@@ -109,14 +103,11 @@ def import_file(kind: str) -> ResponseReturnValue:
     """A file as exported (its bytes are the body) over the draft at ``?revision=``: read
     by the same loader as the flow page's upload, so a file that is not JSON says the
     line and column, a wrong shape names its path, and either changes nothing."""
-    raw_revision = request.args.get("revision", "")
-    # ASCII digits only: str.isdigit() also passes "²", which int() refuses.
-    if not re.fullmatch(r"[0-9]{1,9}", raw_revision):
-        raise DomainError("bad_request")
+    revision = whole_number(request.args.get("revision", ""), field="revision")
     if (request.content_length or 0) > MAX_DOCUMENT_BYTES:
         raise graph_json.GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
     raw = request.get_data(cache=False)
-    draft = transfer.import_draft(current_actor(), raw, kind=kind, revision=int(raw_revision))
+    draft = transfer.import_draft(current_actor(), raw, kind=kind, revision=revision)
     return jsonify(_draft_json(draft))
 
 
@@ -155,9 +146,7 @@ def publish(kind: str) -> ResponseReturnValue:
 @admin_required
 def from_version(kind: str) -> ResponseReturnValue:
     data = _body()
-    version = data.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise DomainError("bad_request")
+    version = json_whole_number(data.get("version"), field="version", minimum=1)
     draft = drafts.draft_from_version(current_actor(), kind, version, revision=_revision(data))
     return jsonify(_draft_json(draft))
 
@@ -201,7 +190,7 @@ def route(kind: str) -> ResponseReturnValue:
     approval step with its deciders, or what strands it."""
     data = _body()
     member = data.get("member_id")
-    if isinstance(member, bool) or not isinstance(member, int):
+    if isinstance(member, bool) or not isinstance(member, int) or not 0 < member <= MAX_ID:
         raise DomainError("unknown_requester", field="member_id")
     amount = parse_amount(data.get("amount", ""))
     preview = route_preview.preview_draft_route(

@@ -6,24 +6,25 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
-from wtforms import DateField, HiddenField, IntegerField, SelectField, StringField
+from wtforms import DateField, HiddenField, SelectField, StringField
 from wtforms.validators import (
     DataRequired,
     InputRequired,
     Length,
-    NumberRange,
     Optional,
     ValidationError,
 )
 
 from portal.domain.errors import DomainError
 from portal.domain.money import parse_amount
+from portal.domain.text_input import is_id
+from portal.web.forms import WholeNumberField
 
 
 class RevisionForm(FlaskForm):
     """Publish and discard name the draft revision the admin was looking at."""
 
-    revision = IntegerField(validators=[InputRequired(), NumberRange(min=0)])
+    revision = WholeNumberField(validators=[InputRequired()])
 
 
 class ImportForm(FlaskForm):
@@ -32,8 +33,15 @@ class ImportForm(FlaskForm):
     revision = HiddenField(default="0")
 
 
-def _whole_number(value: object) -> int | None:
-    return None if value in (None, "", "None") else int(str(value))
+def _member_id(value: object) -> int | None:
+    """Any whole number: the service answers "pick a member" for one naming nobody (one
+    beyond every id is read as -1, which names nobody either)."""
+    if value in (None, "", "None"):
+        return None
+    text = str(value)
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError("not a whole number")
+    return int(text) if is_id(text) else -1
 
 
 class RoutePreviewForm(FlaskForm):
@@ -45,17 +53,11 @@ class RoutePreviewForm(FlaskForm):
     kind = SelectField(_l("Flow"), validators=[DataRequired()], validate_choice=False)
     # Any whole number: the service answers "pick a member" for one that is not.
     member_id = SelectField(
-        _l("Requester"), coerce=_whole_number, validators=[DataRequired()], validate_choice=False
+        _l("Requester"), coerce=_member_id, validators=[DataRequired()], validate_choice=False
     )
     amount = StringField(_l("Amount"), validators=[DataRequired()])
     currency = StringField(_l("Currency"), validators=[Length(max=8)])
     as_of = DateField(_l("As of"), validators=[Optional()])
-
-    def validate_kind(self, field: SelectField) -> None:
-        # PostgreSQL refuses a NUL in any text it is asked to compare: no flow has one.
-        if "\x00" in field.data:
-            kind = field.data.replace("\x00", "")[:64]
-            raise ValidationError(_l("There is no published flow “%(kind)s”.", kind=kind))
 
     def validate_amount(self, field: StringField) -> None:
         # People type thousands separators; the service checks sign and precision.

@@ -31,6 +31,7 @@ from portal.inbox.row_html import row_html
 from portal.web.errors import status_for
 from portal.web.i18n import format_elapsed, format_money
 from portal.web.messages import message_for
+from portal.web.request_input import current_request_id, multiline
 from portal.web.tenancy import current_actor
 
 bp = Blueprint("inbox", __name__, url_prefix="/o/<org>/inbox")
@@ -199,6 +200,7 @@ def rows() -> ResponseReturnValue:
 
 @bp.post("/bulk")
 @login_required
+@multiline("comment")
 def bulk() -> ResponseReturnValue:
     """Approve or reject the checked documents with the one comment: an outcome per
     document, never all-or-nothing (``documents.bulk``)."""
@@ -215,7 +217,7 @@ def bulk() -> ResponseReturnValue:
             items,
             verdict,
             comment=comment,
-            request_id=request.headers.get("X-Request-Id"),
+            request_id=current_request_id(),
         )
     except DomainError as refused:
         return _page(

@@ -3,12 +3,11 @@ marking them read."""
 
 from __future__ import annotations
 
-import re
-
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_login import login_required
 
+from portal.domain.text_input import is_id
 from portal.notifications.queries import list_notifications
 from portal.notifications.services import mark_notifications_read
 from portal.web.messages import message_for
@@ -34,7 +33,11 @@ def index() -> ResponseReturnValue:
 def mark_read() -> ResponseReturnValue:
     """One notification (``id``) or, without one, all of them."""
     raw = request.form.get("id")
-    # ASCII digits only: str.isdigit() also passes "²", which int() refuses.
-    ids = [int(raw)] if raw and re.fullmatch(r"[0-9]{1,19}", raw) else None
+    if raw is None:
+        ids = None
+    elif is_id(raw):
+        ids = [int(raw)]
+    else:  # names no notification: nothing to mark, and no reason to say more
+        ids = []
     mark_notifications_read(current_actor(), ids)
     return redirect(url_for("notifications.index"))

@@ -9,17 +9,7 @@ from wtforms import BooleanField, DateField, SelectField, StringField
 from wtforms.fields import SelectChoice
 from wtforms.validators import DataRequired, Length, Optional
 
-from portal.core.db import MAX_ID
-
-
-def optional_id(value: object) -> int | None:
-    if value in (None, "", "None"):
-        return None
-    number = int(str(value))
-    # A forged id past BIGINT must be a form error, not a database one.
-    if not 0 < number <= MAX_ID:
-        raise ValueError("not an id")
-    return number
+from portal.web.forms import optional_id
 
 
 class UnitForm(FlaskForm):

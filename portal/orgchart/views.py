@@ -20,7 +20,7 @@ from portal.orgchart.forms import (
 )
 from portal.orgchart.services import pickers
 from portal.web.auth import admin_required
-from portal.web.forms import attach_error
+from portal.web.forms import attach_error, query_id
 from portal.web.messages import message_for
 from portal.web.tenancy import current_actor
 
@@ -122,7 +122,7 @@ def _position_form_page(
 def new_position() -> ResponseReturnValue:
     form = PositionForm()
     if request.method == "GET":
-        form.unit_id.data = request.args.get("unit_id", type=int)
+        form.unit_id.data = query_id("unit_id")
         return _position_form_page(form, pickers.position_form(current_actor()))
     if form.validate_on_submit():
         try:
@@ -184,8 +184,8 @@ def _holding_form_page(form: HoldingForm, status: int = 200) -> ResponseReturnVa
 def new_holding() -> ResponseReturnValue:
     form = HoldingForm()
     if request.method == "GET":
-        form.position_id.data = request.args.get("position_id", type=int)
-        form.member_id.data = request.args.get("member_id", type=int)
+        form.position_id.data = query_id("position_id")
+        form.member_id.data = query_id("member_id")
         return _holding_form_page(form)
     if form.validate_on_submit():
         try:

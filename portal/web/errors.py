@@ -21,6 +21,13 @@ log = logging.getLogger(__name__)
 
 STATUS_BY_CODE = {
     "login_throttled": 429,
+    # the request layer (web.request_input)
+    "control_character": 400,
+    "value_too_long": 400,
+    "body_too_large": 413,
+    "json_invalid": 400,
+    "json_too_deep": 400,
+    "json_duplicate_key": 400,
     "tenant_not_set": 500,
     "cross_tenant_write": 403,
     # the transition pipeline (DESIGN §5)

@@ -22,8 +22,8 @@ def init_security_headers(app: Flask, *, production: bool) -> None:
         h.setdefault("Cross-Origin-Opener-Policy", "same-origin")
         if production:
             h.setdefault("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
-        if response.mimetype == "text/html":
-            # Pages show tenant data; never let a shared cache keep them.
+        if response.mimetype in {"text/html", "application/json"}:
+            # Pages and JSON answers show tenant data; never let a shared cache keep them.
             h.setdefault("Cache-Control", "no-store")
             h.add("Vary", "Cookie")
         return response

@@ -157,7 +157,14 @@ def test_production_settings_default_to_secure_cookies():
     from portal.config import Settings
 
     assert not Settings.from_env({"PORTAL_ENV": "development"}).secure_cookies
-    assert Settings.from_env({"PORTAL_ENV": "production"}).secure_cookies
+    production = {
+        "PORTAL_ENV": "production",
+        "PORTAL_DATABASE_URL": "postgresql+psycopg://app@db/countersign",
+        "PORTAL_REDIS_URL": "redis://redis:6379/0",
+        "PORTAL_SMTP_HOST": "smtp.example.com",
+        "PORTAL_BASE_URL": "https://countersign.example.com",
+    }
+    assert Settings.from_env(production).secure_cookies
 
 
 # --- headers ----------------------------------------------------------------------------

@@ -224,11 +224,11 @@ def test_the_schema_vocabulary_is_the_products_vocabulary():
 
 def test_the_schema_patterns_and_limits_are_the_products():
     defs, top = SCHEMA["$defs"], SCHEMA["properties"]
-    assert defs["key"]["pattern"] == graphs.KEY_PATTERN.pattern
-    assert defs["amount"]["pattern"] == loader._AMOUNT.pattern
-    assert defs["duration"]["pattern"] == durations._DURATION.pattern.replace("(", "").replace(
-        ")", ""
-    )
+    # JSON Schema searches a pattern; the product matches it whole (fullmatch).
+    assert defs["key"]["pattern"] == f"^{graphs.KEY_PATTERN.pattern}$"
+    assert defs["amount"]["pattern"] == f"^{loader._AMOUNT.pattern}$"
+    duration = durations._DURATION.pattern.replace("(", "").replace(")", "")
+    assert defs["duration"]["pattern"] == f"^{duration}$"
     assert top["states"]["maxItems"] == MAX_STATES
     assert top["transitions"]["maxItems"] == MAX_TRANSITIONS
     assert top["grants"]["maxItems"] == MAX_GRANTS

@@ -314,12 +314,15 @@ def test_a_file_imported_into_the_draft_is_read_like_an_upload_and_a_bad_one_cha
     other_kind = {**graph, "kind": "expense_claim"}
     kinds = _import(client, token, 1, json.dumps(other_kind).encode())
     assert (kinds.status_code, kinds.get_json()["error"]["code"]) == (422, "graph_kind_mismatch")
-    for revision in ("one", "²", "9" * 5000):  # "²".isdigit() is true, and int() refuses it
+    for revision, refused in (
+        ("one", (422, "not_a_whole_number")),
+        ("²", (422, "not_a_whole_number")),  # "²".isdigit() is true, and int() refuses it
+        ("١٢", (422, "not_a_whole_number")),  # int() reads it as 12
+        ("9" * 30, (422, "number_out_of_range")),
+        ("9" * 5000, (400, "value_too_long")),  # refused before any view reads it
+    ):
         no_revision = _import(client, token, revision, exported)
-        assert (no_revision.status_code, no_revision.get_json()["error"]["code"]) == (
-            422,
-            "bad_request",
-        )
+        assert (no_revision.status_code, no_revision.get_json()["error"]["code"]) == refused
     assert _import(client, token, 0, exported).status_code == 409  # someone saved revision 1
 
     kept = _get(client, f"{FLOW}/draft").get_json()

@@ -18,6 +18,7 @@ from portal.domain.layout import STATE_BOX_HEIGHT as BOX_H
 from portal.domain.layout import STATE_BOX_WIDTH as BOX_W
 from portal.web.errors import status_for
 from portal.web.messages import gap_message, message_for
+from portal.web.request_input import current_request_id, multiline
 from portal.web.tenancy import current_actor
 
 
@@ -118,6 +119,7 @@ def detail(reference: str) -> ResponseReturnValue:
 
 @bp.post("/<reference>/transition")
 @login_required
+@multiline("comment")
 def transition(reference: str) -> ResponseReturnValue:
     """The pressed button names the transition, a hidden field the state the page
     showed, and the shared comment rides along. With htmx the answer is the changed
@@ -133,7 +135,7 @@ def transition(reference: str) -> ResponseReturnValue:
         key,
         seen_state=seen_state,
         comment=comment,
-        request_id=request.headers.get("X-Request-Id"),
+        request_id=current_request_id(),
         page_after=swapped,  # without htmx the answer is a redirect to the page
     )
     refused, detail, moved = decided.refusal, decided.detail, decided.moved

@@ -30,8 +30,9 @@ from portal.documents.views import bp
 from portal.domain.errors import DomainError
 from portal.domain.fields import FieldErrors
 from portal.domain.graph import Graph
-from portal.web.forms import attach_error
+from portal.web.forms import attach_error, query_page
 from portal.web.messages import message_for
+from portal.web.request_input import multiline
 from portal.web.tenancy import current_actor
 
 PER_PAGE = 25
@@ -73,7 +74,7 @@ def index() -> ResponseReturnValue:
         actor,
         kind=kind,
         state=state,
-        page=request.args.get("page", 1, type=int),
+        page=query_page(),
         per_page=PER_PAGE,
     )
     startable = found.startable
@@ -126,6 +127,7 @@ def _form_page(
 
 @bp.route("/new/<kind>", methods=["GET", "POST"])
 @login_required
+@multiline("description")
 def new(kind: str) -> ResponseReturnValue:
     actor = current_actor()
     # The form is generated from the flow's fields, so it is read before the post can
@@ -159,6 +161,7 @@ def new(kind: str) -> ResponseReturnValue:
 
 @bp.route("/<reference>/edit", methods=["GET", "POST"])
 @login_required
+@multiline("description")
 def edit(reference: str) -> ResponseReturnValue:
     actor = current_actor()
     # Visible to an approver or an admin, but only the requester's to edit. The form is

@@ -8,10 +8,9 @@ may be invalid, and the validator reports those next to the element.
 
 from __future__ import annotations
 
-import json
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Any, NoReturn
+from typing import Any
 
 from portal.domain.errors import DomainError
 from portal.domain.graph import (
@@ -28,6 +27,7 @@ from portal.domain.graph import (
 )
 from portal.domain.graph_json.writer import FORMAT
 from portal.domain.labels import Labels
+from portal.domain.text_input import JsonRefused, loads_strict
 
 # Loader limits, far above any legitimate graph: they bound the cost of hostile input.
 MAX_DOCUMENT_BYTES = 1_000_000
@@ -58,21 +58,14 @@ def loads(text: str | bytes) -> Graph:
     if len(text.encode("utf-8", "surrogatepass")) > MAX_DOCUMENT_BYTES:
         raise GraphFormatError("graph_too_large", limit=MAX_DOCUMENT_BYTES)
     try:
-        data = json.loads(text, parse_float=Decimal, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as exc:
-        raise GraphFormatError("graph_not_json", line=exc.lineno, column=exc.colno) from None
-    except RecursionError:
-        # The C decoder gives up cleanly on absurd nesting; the reader below only ever
-        # descends the fixed shape of a graph, so nothing else recurses on input.
-        raise GraphFormatError("graph_too_deep") from None
-    except ValueError:  # NaN / Infinity
-        raise GraphFormatError("graph_not_json", line=1, column=1) from None
+        # The one strict reader: no key twice, no NaN, strings without control characters.
+        data = loads_strict(text)
+    except JsonRefused as refused:
+        code = {"json_too_deep": "graph_too_deep", "json_duplicate_key": "graph_duplicate_key"}
+        raise GraphFormatError(code.get(refused.code, "graph_not_json"), **refused.params) from None
+    except DomainError as refused:  # a string with a control character
+        raise GraphFormatError("graph_control_character") from refused
     return from_json(data)
-
-
-def _refuse_constant(name: str) -> NoReturn:
-    # NaN and Infinity are not JSON; Python's parser accepts them unless told not to.
-    raise ValueError(name)
 
 
 _MISSING = object()
@@ -201,12 +194,12 @@ def _labels(value: object, path: str) -> Labels:
     )
 
 
-_AMOUNT = re.compile(r"^-?[0-9]{1,15}(\.[0-9]{1,4})?$")
+_AMOUNT = re.compile(r"-?[0-9]{1,15}(\.[0-9]{1,4})?")
 
 
 def _amount(value: object, path: str) -> Decimal:
     """Money is a decimal string on the wire ("2000.00"), never a float."""
-    if not isinstance(value, str) or not _AMOUNT.match(value):
+    if not isinstance(value, str) or not _AMOUNT.fullmatch(value):
         raise GraphFormatError("graph_bad_amount", path)
     try:
         return Decimal(value)

@@ -84,7 +84,7 @@ def check_size(graph: Graph) -> list[Violation]:
 def check(graph: Graph, base_currency: str, roles: Collection[str]) -> list[Violation]:
     """Every rule-0 violation of a (normalised) graph within the size caps."""
     out: list[Violation] = []
-    if not KEY_PATTERN.match(graph.kind):
+    if not KEY_PATTERN.fullmatch(graph.kind):
         out.append(violation("flow_kind_invalid", {}, "kind", kind=graph.kind[:64]))
     if graph.posting_order not in PostingOrder.ALL:
         value = str(graph.posting_order)[:64]
@@ -116,7 +116,7 @@ def _fields(graph: Graph, out: list[Violation]) -> None:
     seen: set[str] = set()
     for i, f in enumerate(graph.fields):
         ref, path = {"field": f.key}, f"fields[{i}]"
-        if not KEY_PATTERN.match(f.key):
+        if not KEY_PATTERN.fullmatch(f.key):
             out.append(violation("field_key_invalid", ref, f"{path}.key", key=f.key[:64]))
         elif f.key in seen:
             out.append(violation("field_key_duplicate", ref, f"{path}.key", key=f.key))
@@ -131,7 +131,7 @@ def _fields(graph: Graph, out: list[Violation]) -> None:
         choice_keys: set[str] = set()
         for j, c in enumerate(f.choices):
             where = f"{path}.choices[{j}]"
-            if not KEY_PATTERN.match(c.key):
+            if not KEY_PATTERN.fullmatch(c.key):
                 out.append(violation("choice_key_invalid", ref, f"{where}.key", key=c.key[:64]))
             elif c.key in choice_keys:
                 out.append(violation("choice_key_duplicate", ref, f"{where}.key", key=c.key))
@@ -145,7 +145,7 @@ def _states(graph: Graph, out: list[Violation]) -> set[str]:
     known: set[str] = set()
     for i, s in enumerate(graph.states):
         ref, path = {"state": s.key}, f"states[{i}]"
-        if not KEY_PATTERN.match(s.key):
+        if not KEY_PATTERN.fullmatch(s.key):
             out.append(violation("state_key_invalid", ref, f"{path}.key", key=s.key[:64]))
         elif s.key in known:
             out.append(violation("state_key_duplicate", ref, f"{path}.key", key=s.key))
@@ -176,7 +176,7 @@ def _transitions(graph: Graph, known: set[str], out: list[Violation]) -> None:
     paths = frozenset(guards.known_paths((f.key, f.type) for f in graph.fields).items())
     for i, t in enumerate(graph.transitions):
         ref, path = {"transition": i}, f"transitions[{i}]"
-        if not KEY_PATTERN.match(t.key):
+        if not KEY_PATTERN.fullmatch(t.key):
             out.append(violation("transition_key_invalid", ref, f"{path}.key", key=t.key[:64]))
         for end, key in (("from", t.from_state), ("to", t.to_state)):
             if key not in known:

@@ -29,7 +29,7 @@ def import_draft(
     graph = graph_json.loads(document)
     if kind is None:
         kind = graph.kind
-        if not KEY_PATTERN.match(kind):
+        if not KEY_PATTERN.fullmatch(kind):
             raise DomainError("flow_kind_invalid", field="file", kind=kind[:64])
         new = True
     else:

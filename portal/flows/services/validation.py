@@ -24,7 +24,7 @@ class FlowInvalid(DomainError):
 
 def check_kind(kind: str) -> str:
     """``kind`` as asked, when it could name a flow at all; otherwise not found."""
-    if not KEY_PATTERN.match(kind):
+    if not KEY_PATTERN.fullmatch(kind):
         raise NotFound("flow")
     return kind
 

@@ -3,14 +3,13 @@ violations and versions, the editor, import, export, publish and discard."""
 
 from __future__ import annotations
 
-import re
-
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 
 from portal.domain.errors import Conflict, DomainError, NotFound
 from portal.domain.layout import STATE_BOX_HEIGHT, STATE_BOX_WIDTH
+from portal.domain.text_input import is_id, whole_number
 from portal.domain.validate import Violation, errors_in
 from portal.flows.forms import ImportForm, RevisionForm
 from portal.flows.services import drafts, pages, publishing, transfer
@@ -159,9 +158,11 @@ def import_over(kind: str) -> ResponseReturnValue:
     if not form.validate_on_submit():
         return _flow_page(kind, form, 422)
     try:
-        revision = int(form.revision.data or 0)
-    except ValueError:
-        raise DomainError("bad_request") from None
+        revision = whole_number(form.revision.data or "0", field="revision")
+    except DomainError:
+        # The page wrote this hidden field: a forged one is nothing a person could fix.
+        attach_error(form, DomainError("bad_request"), default_field="file")
+        return _flow_page(kind, form, 422)
     try:
         draft = transfer.import_draft(
             current_actor(), form.file.data.read(), kind=kind, revision=revision
@@ -206,8 +207,7 @@ def discard(kind: str) -> ResponseReturnValue:
 @admin_required
 def export(kind: str) -> ResponseReturnValue:
     raw = request.args.get("version")
-    # ASCII digits only: str.isdigit() also passes "²", which int() refuses.
-    if raw is not None and not re.fullmatch(r"[0-9]{1,10}", raw):
+    if raw is not None and not is_id(raw):
         raise NotFound("flow_version")
     exported = transfer.export_flow(
         current_actor(), kind, version=int(raw) if raw is not None else None

@@ -1,154 +1,10 @@
-"""Every user-facing rule message, keyed by its error code.
-
-``N_`` only marks the strings for extraction; ``web/errors.py`` translates them at
-the edge with the error's parameters.
-"""
+"""Flow drafts and versions, flow files, the validator and the guard language."""
 
 from __future__ import annotations
 
+from portal.domain.messages.markers import N_, N_plural
 
-def N_(message: str) -> str:  # noqa: N802 - the conventional gettext marker name
-    return message
-
-
-# A plain string, or (singular, plural) for messages counted by their "num" parameter.
-def N_plural(singular: str, plural: str) -> tuple[str, str]:  # noqa: N802
-    """Marks a message counted by its ``num`` parameter (extracted as a plural entry)."""
-    return (singular, plural)
-
-
-MESSAGES: dict[str, str | tuple[str, str]] = {
-    # generic
-    "not_found": N_("Not found."),
-    "forbidden": N_("You are not allowed to do that."),
-    "admin_required": N_("Only an organization admin can do that."),
-    "tenant_not_set": N_("No organization was selected for this request."),
-    "cross_tenant_write": N_("That belongs to another organization."),
-    "csrf_failed": N_(
-        "Your form expired or came from another site. Reload the page and try again."
-    ),
-    "session_expired": N_("Your session has ended. Please sign in again."),
-    "bad_request": N_("The request could not be understood."),
-    # sign-in
-    "invalid_credentials": N_("That email and password do not match an active account."),
-    "login_throttled": N_plural(
-        "Too many failed sign-in attempts. Try again in %(num)s minute.",
-        "Too many failed sign-in attempts. Try again in %(num)s minutes.",
-    ),
-    # organizations and members
-    "invalid_slug": N_("Use 2–63 lower-case letters, digits or hyphens, starting with a letter."),
-    "duplicate_slug": N_("An organization with the address “%(slug)s” already exists."),
-    "invalid_currency": N_("“%(currency)s” is not a three-letter ISO 4217 currency code."),
-    "unsupported_locale": N_("“%(locale)s” is not a supported language."),
-    "invalid_email": N_("“%(email)s” is not a valid email address."),
-    "duplicate_email": N_("%(email)s is already a member of this organization."),
-    "unknown_role": N_("“%(role)s” is not a role."),
-    "last_admin": N_(
-        "An organization needs at least one active admin; this change would leave none."
-    ),
-    "cannot_deactivate_self": N_("You cannot deactivate your own membership."),
-    "member_inactive": N_("%(name)s's membership is inactive."),
-    "name_required": N_("A name is required."),
-    # org chart
-    "duplicate_code": N_("The code “%(code)s” is already used."),
-    "invalid_code": N_("Use 1–40 letters, digits, dots, hyphens or underscores."),
-    "unknown_unit": N_("There is no unit with the code “%(code)s”."),
-    "unknown_position": N_("There is no position with the code “%(code)s”."),
-    "unknown_member": N_("There is no member with the email “%(email)s”."),
-    "reports_to_self": N_("A position cannot report to itself."),
-    "reporting_cycle": N_(
-        "%(position)s cannot report to %(superior)s: that would make a reporting cycle."
-    ),
-    "unit_parent_self": N_("A unit cannot be its own parent."),
-    "unit_cycle": N_("%(unit)s cannot sit under %(parent)s: that would make a cycle of units."),
-    "head_outside_unit": N_("The head position must belong to the unit it heads."),
-    "position_retired": N_("The position %(code)s is retired."),
-    "dates_out_of_order": N_("The end date must not be before the start date."),
-    "overlapping_primary": N_(
-        "%(name)s already has a primary position from %(start)s; end it first or make this one secondary."
-    ),
-    "invalid_holding_kind": N_("A holding is either primary or secondary."),
-    "invalid_date": N_("“%(value)s” is not a date (use YYYY-MM-DD)."),
-    "holding_already_ended": N_("That holding has already ended."),
-    # CSV import
-    "bad_rows": N_plural(
-        "%(num)s row has a problem; nothing was imported.",
-        "%(num)s rows have problems; nothing was imported.",
-    ),
-    "csv_unreadable": N_("The file could not be read as UTF-8 CSV."),
-    "csv_empty": N_("The file has no data rows."),
-    "csv_missing_columns": N_("The header is missing these columns: %(columns)s."),
-    "csv_too_large": N_("The file has more than %(limit)s rows."),
-    "value_required": N_("A value is required."),
-    "duplicate_in_file": N_("“%(value)s” appears more than once in the file."),
-    "invalid_boolean": N_("“%(value)s” is not yes or no."),
-    # documents and transitions
-    "stale_state": N_(
-        "This document has moved on since you looked at it (it is now “%(current)s”). Reload to see where it stands."
-    ),
-    "transition_not_allowed": N_("“%(transition)s” is not possible from “%(state)s”."),
-    "comment_required": N_("A comment is required for this action."),
-    # i18n: %(message)s is the flow's own explanation, already in the reader's language.
-    "guard_failed": N_("%(message)s"),
-    "not_requester": N_("Only the requester can do that."),
-    "not_assigned": N_("You are not among the people who may decide this document now."),
-    "self_approval": N_("Nobody may approve their own document."),
-    "dispute_raiser": N_("Whoever raised a dispute cannot also close it."),
-    "no_band_covers_amount": N_("No approver's band covers an amount of %(amount)s."),
-    "delegation_not_active": N_("That delegation is not active today."),
-    "route_has_gap": N_(
-        "Nobody could decide this document at “%(state)s” (%(reason)s). An admin can see why under Who would approve?"
-    ),
-    "notice_task_assigned": N_("%(reference)s is waiting for your decision."),
-    "notice_document_moved": N_("%(reference)s has moved on: %(transition)s."),
-    "bulk_empty": N_("Choose at least one document."),
-    "bulk_too_large": N_("At most %(limit)s documents can be handled at once; %(num)s were sent."),
-    "bulk_duplicates": N_("Each document may appear only once; repeated: %(references)s."),
-    "document_frozen": N_(
-        "The document can only be edited while it is a draft; it is now “%(state)s”."
-    ),
-    "title_required": N_("A title is required."),
-    "title_too_long": N_("The title is longer than %(limit)s characters."),
-    "invalid_fields": N_plural(
-        "%(num)s field needs attention; nothing was saved.",
-        "%(num)s fields need attention; nothing was saved.",
-    ),
-    "field_required": N_("%(label)s is required."),
-    "field_not_text": N_("%(label)s must be text."),
-    "field_too_long": N_("%(label)s is longer than %(limit)s characters."),
-    "field_not_number": N_("%(label)s must be a number."),
-    "field_not_date": N_("%(label)s must be a date (YYYY-MM-DD)."),
-    "field_not_choice": N_("%(label)s must be one of the listed choices."),
-    "field_not_bool": N_("%(label)s must be yes or no."),
-    "field_unknown": N_("This kind of document has no field “%(key)s”."),
-    # who approves: gaps in a route, and the routing preview
-    "gap_vacant": N_(
-        "Nobody holds %(position)s, and no filled seat above it is within reach of this grant."
-    ),
-    "gap_position_retired": N_("The position %(position)s is retired or gone."),
-    "gap_no_primary_position": N_(
-        "%(member)s has no primary position, so there is no superior or unit to start from."
-    ),
-    "gap_no_unit_head": N_(
-        "%(unit)s has no head position (and none above it that this grant may use)."
-    ),
-    "gap_above_root": N_(
-        "There is no seat that far above %(position)s: it is the top of its chart."
-    ),
-    "gap_member_inactive": N_("%(member)s is no longer an active member."),
-    "gap_role_empty": N_("No active member has the role %(role)s."),
-    "gap_only_the_requester": N_(
-        "Only %(member)s could decide here, and nobody approves their own document."
-    ),
-    "gap_no_band": N_("No grant on this step covers this amount."),
-    "amount_negative": N_("The amount cannot be negative."),
-    "amount_invalid": N_("That is not an amount this preview can use."),
-    "amount_too_precise": N_("Use at most %(places)s decimal places."),
-    "amount_currency_mismatch": N_(
-        "Amounts are in the organization's base currency, %(base)s, not “%(currency)s”."
-    ),
-    "unknown_flow": N_("There is no published flow “%(kind)s”."),
-    "unknown_requester": N_("Pick a member of this organization."),
+FLOWS: dict[str, str | tuple[str, str]] = {
     # flow drafts and versions
     "stale_revision": N_(
         "Someone saved this draft after you opened it (it is now at revision %(current)s). "
@@ -182,6 +38,10 @@ MESSAGES: dict[str, str | tuple[str, str]] = {
     "graph_not_utf8": N_("The file is not UTF-8 text."),
     "graph_too_large": N_("The file is larger than %(limit)s bytes."),
     "graph_too_deep": N_("The file nests too deeply to be a flow."),
+    "graph_duplicate_key": N_("The file names “%(key)s” twice in one object."),
+    "graph_control_character": N_(
+        "The file contains a control character (such as a NUL byte) in a text."
+    ),
     # i18n: %(expected)s is a JSON type name: object, array, string, integer, boolean.
     "graph_wrong_type": N_("%(path)s should be a JSON %(expected)s."),
     "graph_unknown_key": N_("%(path)s is not part of a flow."),

@@ -1,0 +1,75 @@
+"""Documents and their transitions, and who approves (gaps, the routing preview)."""
+
+from __future__ import annotations
+
+from portal.domain.messages.markers import N_, N_plural
+
+DOCUMENTS: dict[str, str | tuple[str, str]] = {
+    # documents and transitions
+    "stale_state": N_(
+        "This document has moved on since you looked at it (it is now “%(current)s”). Reload to see where it stands."
+    ),
+    "transition_not_allowed": N_("“%(transition)s” is not possible from “%(state)s”."),
+    "comment_required": N_("A comment is required for this action."),
+    # i18n: %(message)s is the flow's own explanation, already in the reader's language.
+    "guard_failed": N_("%(message)s"),
+    "not_requester": N_("Only the requester can do that."),
+    "not_assigned": N_("You are not among the people who may decide this document now."),
+    "self_approval": N_("Nobody may approve their own document."),
+    "dispute_raiser": N_("Whoever raised a dispute cannot also close it."),
+    "no_band_covers_amount": N_("No approver's band covers an amount of %(amount)s."),
+    "delegation_not_active": N_("That delegation is not active today."),
+    "route_has_gap": N_(
+        "Nobody could decide this document at “%(state)s” (%(reason)s). An admin can see why under Who would approve?"
+    ),
+    "notice_task_assigned": N_("%(reference)s is waiting for your decision."),
+    "notice_document_moved": N_("%(reference)s has moved on: %(transition)s."),
+    "bulk_empty": N_("Choose at least one document."),
+    "bulk_too_large": N_("At most %(limit)s documents can be handled at once; %(num)s were sent."),
+    "bulk_duplicates": N_("Each document may appear only once; repeated: %(references)s."),
+    "document_frozen": N_(
+        "The document can only be edited while it is a draft; it is now “%(state)s”."
+    ),
+    "title_required": N_("A title is required."),
+    "title_too_long": N_("The title is longer than %(limit)s characters."),
+    "invalid_fields": N_plural(
+        "%(num)s field needs attention; nothing was saved.",
+        "%(num)s fields need attention; nothing was saved.",
+    ),
+    "field_required": N_("%(label)s is required."),
+    "field_not_text": N_("%(label)s must be text."),
+    "field_too_long": N_("%(label)s is longer than %(limit)s characters."),
+    "field_not_number": N_("%(label)s must be a number."),
+    "field_not_date": N_("%(label)s must be a date (YYYY-MM-DD)."),
+    "field_not_choice": N_("%(label)s must be one of the listed choices."),
+    "field_not_bool": N_("%(label)s must be yes or no."),
+    "field_unknown": N_("This kind of document has no field “%(key)s”."),
+    # who approves: gaps in a route, and the routing preview
+    "gap_vacant": N_(
+        "Nobody holds %(position)s, and no filled seat above it is within reach of this grant."
+    ),
+    "gap_position_retired": N_("The position %(position)s is retired or gone."),
+    "gap_no_primary_position": N_(
+        "%(member)s has no primary position, so there is no superior or unit to start from."
+    ),
+    "gap_no_unit_head": N_(
+        "%(unit)s has no head position (and none above it that this grant may use)."
+    ),
+    "gap_above_root": N_(
+        "There is no seat that far above %(position)s: it is the top of its chart."
+    ),
+    "gap_member_inactive": N_("%(member)s is no longer an active member."),
+    "gap_role_empty": N_("No active member has the role %(role)s."),
+    "gap_only_the_requester": N_(
+        "Only %(member)s could decide here, and nobody approves their own document."
+    ),
+    "gap_no_band": N_("No grant on this step covers this amount."),
+    "amount_negative": N_("The amount cannot be negative."),
+    "amount_invalid": N_("That is not an amount this preview can use."),
+    "amount_too_precise": N_("Use at most %(places)s decimal places."),
+    "amount_currency_mismatch": N_(
+        "Amounts are in the organization's base currency, %(base)s, not “%(currency)s”."
+    ),
+    "unknown_flow": N_("There is no published flow “%(kind)s”."),
+    "unknown_requester": N_("Pick a member of this organization."),
+}
