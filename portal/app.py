@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from flask import Flask
-from werkzeug.middleware.proxy_fix import ProxyFix
 
 from portal.config import (
     REPO_ROOT,
@@ -13,8 +12,10 @@ from portal.config import (
     Settings,
     resolve_secret_key,
 )
+from portal.core.links import link_signer
 from portal.core.queue import EmbeddedWorker, redis_holder
 from portal.extensions import babel, csrf, db, htmx, login_manager
+from portal.web.security import trust_proxies
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -43,11 +44,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,
     )
     app.extensions["portal.settings"] = settings
-    if settings.trusted_proxies:
-        # Behind N proxies the client is the address the outermost one saw: the sign-in
-        # throttle must count clients, not the proxy.
-        n = settings.trusted_proxies
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
+    trust_proxies(app, settings.trusted_proxies)
 
     db.configure(settings.database_url, pool_size=settings.db_pool_size)
     redis_holder.configure(settings.redis_url)
@@ -59,9 +56,10 @@ def create_app(settings: Settings | None = None) -> Flask:
     babel.init_app(app, locale_selector=select_locale)
     htmx.init_app(app)
 
+    link_signer.configure(app.config["SECRET_KEY"])
     _register_web(app, settings)
     _register_blueprints(app)
-    _register_outbox_handlers()
+    _register_outbox_handlers(app, settings)
 
     if settings.embedded_worker and redis_holder.embedded and not settings.testing:
         worker = EmbeddedWorker(redis_holder.get())
@@ -73,8 +71,6 @@ def create_app(settings: Settings | None = None) -> Flask:
 def _register_web(app: Flask, settings: Settings) -> None:
     """The shared web glue, with the features it serves wired in: ``web/`` knows none."""
     from portal.accounts import queries as accounts
-    from portal.accounts.services import LoginThrottle
-    from portal.core.ratelimit import FailureWindow
     from portal.inbox.queries import count_open_tasks
     from portal.notifications.queries import count_unread_notifications
     from portal.web.auth import init_auth
@@ -86,25 +82,17 @@ def _register_web(app: Flask, settings: Settings) -> None:
     from portal.web.security import init_security_headers
     from portal.web.tenancy import init_tenancy
 
-    redis = redis_holder.get()
-    app.extensions["portal.login_throttle"] = LoginThrottle(
-        by_account=FailureWindow(
-            redis,
-            "login-fail:account",
-            settings.login_max_failures_per_account,
-            settings.login_throttle_seconds,
-        ),
-        by_address=FailureWindow(
-            redis,
-            "login-fail:address",
-            settings.login_max_failures_per_address,
-            settings.login_throttle_seconds,
-        ),
-    )
+    _register_throttles(app, settings)
     init_request_input(app)  # first: the id converter must exist before any route
     init_request_connection(app)  # before tenancy: the user's load uses it too
     init_auth(app, load_user=accounts.load_session_user)
-    init_tenancy(app, resolve_actor=accounts.actor_in, organizations_of=accounts.organizations_of)
+    init_tenancy(
+        app,
+        resolve_actor=accounts.actor_in,
+        organizations_of=accounts.organizations_of,
+        admin_two_factor=accounts.admin_two_factor_required,
+        second_factor_page="account.two_factor_page",
+    )
     init_errors(app)
     init_security_headers(app, production=settings.is_production)
     init_i18n_filters(app)
@@ -115,17 +103,54 @@ def _register_web(app: Flask, settings: Settings) -> None:
     )
 
 
-def _register_outbox_handlers() -> None:
-    """Who delivers which outbox topic (workers build the app, so they know them too)."""
+def _register_throttles(app: Flask, settings: Settings) -> None:
+    """Failure counters on Redis, shared by every web process (DESIGN §10)."""
+    from portal.accounts.services.passwords import ResetThrottle
+    from portal.accounts.services.sign_in import LoginThrottle
+    from portal.core.ratelimit import FailureWindow
+
+    redis, window = redis_holder.get(), settings.login_throttle_seconds
+
+    def counter(prefix: str, limit: int, seconds: int = window) -> FailureWindow:
+        return FailureWindow(redis, prefix, limit, seconds)
+
+    app.extensions["portal.login_throttle"] = LoginThrottle(
+        by_account=counter("login-fail:account", settings.login_max_failures_per_account),
+        by_address=counter("login-fail:address", settings.login_max_failures_per_address),
+        by_device=counter("login-fail:device", settings.login_max_failures_per_account),
+        second_step=counter("login-fail:code", settings.login_max_failures_per_account),
+    )
+    app.extensions["portal.reset_throttle"] = ResetThrottle(
+        by_email=counter("reset:email", 3, 3600),
+        by_address=counter("reset:address", settings.login_max_failures_per_address, 3600),
+    )
+
+
+def _register_outbox_handlers(app: Flask, settings: Settings) -> None:
+    """Who delivers which outbox topic (workers build the app, so they know them too),
+    and what happens when someone joins an organization."""
+    from portal.accounts.mail import COMPOSERS
+    from portal.accounts.services.invitations import on_member_joined
+    from portal.core.mail import transport_for
     from portal.notifications import delivery
+    from portal.orgchart.services.seating import settle_reservations_in
+    from portal.web.mail import init_mail
 
     delivery.register()
+    init_mail(
+        app,
+        composers=COMPOSERS,
+        transport=transport_for(settings),
+        sender=settings.mail_sender,
+        base_url=settings.base_url,
+    )
+    on_member_joined(settle_reservations_in)
 
 
 def _register_blueprints(app: Flask) -> None:
+    from portal.accounts.views import account_bp, home_bp, invitations_bp
     from portal.accounts.views import admin_bp as members_bp
     from portal.accounts.views import bp as accounts_bp
-    from portal.accounts.views import home_bp
     from portal.documents.views import bp as documents_bp
     from portal.flows.api import bp as flows_api_bp
     from portal.flows.views import bp as flows_bp
@@ -137,6 +162,8 @@ def _register_blueprints(app: Flask) -> None:
 
     app.register_blueprint(home_bp)
     app.register_blueprint(accounts_bp)
+    app.register_blueprint(account_bp)
+    app.register_blueprint(invitations_bp)
     app.register_blueprint(members_bp)
     app.register_blueprint(orgchart_bp)
     app.register_blueprint(routing_bp)

@@ -74,19 +74,11 @@ def db_downgrade(revision: str) -> None:
 @click.option("--locale", default="en", show_default=True, type=click.Choice(["en", "zh", "ms"]))
 @click.option("--admin-email", required=True)
 @click.option("--admin-name", required=True)
-@click.password_option("--admin-password", help="Password of the first admin (prompted).")
 @with_appcontext
 def create_org(
-    slug: str,
-    name: str,
-    currency: str,
-    locale: str,
-    admin_email: str,
-    admin_name: str,
-    admin_password: str,
+    slug: str, name: str, currency: str, locale: str, admin_email: str, admin_name: str
 ) -> None:
-    """Create an organization with its first admin."""
-    from portal.accounts import queries as account_queries
+    """Create an organization and invite its first admin (who sets their own password)."""
     from portal.accounts import services
     from portal.domain.actor import Role, SystemActor
     from portal.domain.errors import DomainError
@@ -95,14 +87,44 @@ def create_org(
 
     try:
         org = provision_organization(slug, name, base_currency=currency, default_locale=locale)
-        if account_queries.find_user(admin_email) is None:
-            services.create_user(admin_email, admin_name, admin_password)
         system = SystemActor(org_id=org.id, org_slug=org.slug)
-        services.create_member(system, email=admin_email, name=admin_name, roles=[Role.ADMIN])
+        services.invite_member(system, email=admin_email, name=admin_name, roles=[Role.ADMIN])
     except DomainError as error:
         with current_app.test_request_context():
             raise click.ClickException(message_for(error)) from error
-    click.echo(f"created /o/{org.slug}/ with admin {admin_email}")
+    click.echo(f"created /o/{org.slug}/; an invitation to {admin_email} is on its way")
+
+
+@main.command("archive-org")
+@click.argument("slug")
+@click.option("--restore", is_flag=True, help="Open an archived organization again.")
+@with_appcontext
+def archive_org(slug: str, restore: bool) -> None:
+    """Close an organization to its members (nothing is deleted), or open it again."""
+    from portal.accounts import services
+    from portal.domain.errors import NotFound
+
+    try:
+        (services.restore_organization if restore else services.archive_organization)(slug)
+    except NotFound:
+        raise click.ClickException(f"there is no organization {slug!r}") from None
+    click.echo(f"{slug} {'restored' if restore else 'archived'}")
+
+
+@main.command("account-access")
+@click.argument("email")
+@click.option("--enable/--disable", default=False, help="Enable, or (the default) disable.")
+@with_appcontext
+def account_access(email: str, enable: bool) -> None:
+    """Disable an account everywhere (its sessions end at once), or enable it again."""
+    from portal.accounts import services
+    from portal.domain.errors import NotFound
+
+    try:
+        services.set_account_active(email, enable)
+    except NotFound:
+        raise click.ClickException(f"there is no account {email!r}") from None
+    click.echo(f"{email} {'enabled' if enable else 'disabled'}")
 
 
 @main.command("seed-flows")
@@ -112,10 +134,10 @@ def seed_flows_command() -> None:
     from sqlalchemy import select
 
     from portal.accounts.models import Organization
-    from portal.core.uow import platform_work
+    from portal.core.uow import operator_work
     from portal.flows import services as flows
 
-    with platform_work() as uow:
+    with operator_work() as uow:
         orgs = uow.session.execute(select(Organization.id, Organization.slug)).all()
     for org_id, slug in orgs:
         kinds = flows.seed_flows(org_id)
@@ -245,7 +267,7 @@ def bench_transitions_command(count: int) -> None:
     app = create_app(settings)
     with app.app_context():
         url = settings.database_url
-        figures = bench_transitions(count, url, progress=click.echo)
+        figures = bench_transitions(count, url, settings.migrate_database_url, progress=click.echo)
     click.echo(f"transitions on {url.split('://', 1)[0]}: {figures.documents} each")
     click.echo(f"{'engine (service layer)':<28}{figures.engine_per_second:>10.1f} /s")
     click.echo(f"{'hand-written SQL loop':<28}{figures.raw_per_second:>10.1f} /s")

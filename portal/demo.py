@@ -99,9 +99,7 @@ def seed_demo() -> bool:
     for person in PEOPLE:
         if account_queries.find_user(person.email) is None:
             accounts.create_user(person.email, person.name, DEMO_PASSWORD)
-        member = accounts.create_member(
-            system, email=person.email, name=person.name, roles=person.roles
-        ).member
+        member = accounts.enrol_member(system, email=person.email, roles=person.roles)
         chart.assign_position(
             system, member_id=member.id, position_id=position_ids[person.position]
         )

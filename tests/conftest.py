@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from aiosmtpd.controller import Controller
 from sqlalchemy import create_engine, make_url, pool, text
 
 from portal.config import Settings
@@ -23,6 +24,7 @@ from portal.core.db import db
 from portal.core.queue import redis_holder
 from portal.flows.queries import version_cache
 from portal.orgchart.queries import chart_cache
+from tests.mailbox import Mailbox, start_smtp_server
 
 # Several checkouts can run their suites side by side on one server: each names its
 # own databases (and its own Redis databases, with PORTAL_TEST_REDIS_URL).
@@ -152,7 +154,29 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 
 @pytest.fixture(scope="session")
-def settings(backend: Backend, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+def smtp_server() -> Iterator[tuple[Controller, Mailbox]]:
+    """A real SMTP server on loopback: every mail the tests' portal sends lands here."""
+    controller, mailbox = start_smtp_server()
+    try:
+        yield controller, mailbox
+    finally:
+        controller.stop()
+
+
+@pytest.fixture
+def mailbox(smtp_server: tuple[Controller, Mailbox]) -> Mailbox:
+    """What the SMTP server received during this test."""
+    box = smtp_server[1]
+    box.clear()
+    return box
+
+
+@pytest.fixture(scope="session")
+def settings(
+    backend: Backend,
+    tmp_path_factory: pytest.TempPathFactory,
+    smtp_server: tuple[Controller, Mailbox],
+) -> Settings:
     return Settings(
         env="test",
         instance_dir=tmp_path_factory.mktemp("instance"),
@@ -163,7 +187,20 @@ def settings(backend: Backend, tmp_path_factory: pytest.TempPathFactory) -> Sett
         embedded_worker=False,
         testing=True,
         db_pool_size=2,
+        base_url="https://countersign.test",
+        smtp_host=smtp_server[0].hostname,
+        smtp_port=smtp_server[0].port,
+        smtp_security="none",
+        mail_sender="Countersign <no-reply@countersign.test>",
     )
+
+
+def deliver_mail(*org_ids: int) -> int:
+    """What a worker does after commit: deliver the account mail and the organizations'
+    events (mail among them) now; returns how many were delivered."""
+    from portal.core.outbox import dispatch_outbox
+
+    return sum(dispatch_outbox(org_id) for org_id in (None, *org_ids))
 
 
 @pytest.fixture(scope="session")

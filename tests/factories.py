@@ -66,7 +66,7 @@ def make_member(app) -> Callable[..., Person]:
         email = email or f"{name.split()[0].lower()}.{n}@example.test"
         if account_queries.find_user(email) is None:
             accounts.create_user(email, name, PASSWORD, locale=locale)
-        accounts.create_member(system_actor(org), email=email, name=name, roles=roles)
+        accounts.enrol_member(system_actor(org), email=email, roles=roles)
         user = account_queries.find_user(email)
         assert user is not None
         actor = account_queries.actor_for(org.slug, user.id, user.locale)
@@ -201,3 +201,33 @@ def retire_position(actor: Actor, position_id: int) -> None:
         reports_to_id=seat.reports_to_id,
         active=False,
     )
+
+
+def open_invitation(org: Organization, email: str) -> tuple[int, str]:
+    """The id and link token of the open invitation to ``email`` (as its mail carries)."""
+    from sqlalchemy import select
+
+    from portal.accounts.models import Invitation
+    from portal.accounts.services.invitations import invitation_link
+    from portal.core.uow import unit_of_work
+
+    with unit_of_work(org.id) as uow:
+        row = uow.session.execute(
+            select(Invitation.id, Invitation.selector).where(
+                Invitation.email == email.lower(),
+                Invitation.accepted_at.is_(None),
+                Invitation.revoked_at.is_(None),
+            )
+        ).one()
+    return row.id, invitation_link(org.id, row.selector)
+
+
+def join_by_invitation(org: Organization, email: str, name: str, password: str = PASSWORD) -> Actor:
+    """The invited person follows their link, makes their account and joins."""
+    from portal.accounts.services.invitations import accept_with_new_account
+
+    _, token = open_invitation(org, email)
+    joined = accept_with_new_account(token, name=name, password=password)
+    actor = account_queries.actor_for(org.slug, joined.id, None)
+    assert actor is not None
+    return actor

@@ -1,4 +1,4 @@
-"""Forms for sign-in, the language picker and member administration."""
+"""Forms for sign-in, the account page, invitations and member administration."""
 
 from __future__ import annotations
 
@@ -6,14 +6,30 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, EmailField, HiddenField, PasswordField, SelectField, StringField
 from wtforms.fields import SelectChoice
-from wtforms.validators import DataRequired, Length
+from wtforms.validators import DataRequired, EqualTo, Length
 
 from portal.config import SUPPORTED_LOCALES
+from portal.domain.credentials import MAX_PASSWORD
+
+_ROLES = ("admin", "auditor")
 
 
 class LoginForm(FlaskForm):
     email = EmailField(_l("Email"), validators=[DataRequired(), Length(max=254)])
-    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=1024)])
+    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
+    # Shown when the account is paused after failures: the code goes with the password.
+    code = StringField(_l("Authentication code"), validators=[Length(max=40)])
+    next = HiddenField()
+
+
+class CodeForm(FlaskForm):
+    """The second step of signing in, and every confirmation by code."""
+
+    code = StringField(
+        _l("Authentication code"),
+        validators=[DataRequired(), Length(max=40)],
+        render_kw={"inputmode": "text", "autocomplete": "one-time-code", "spellcheck": "false"},
+    )
     next = HiddenField()
 
 
@@ -24,23 +40,74 @@ class LocaleForm(FlaskForm):
     next = HiddenField()
 
 
-class MemberForm(FlaskForm):
+class _Roles:
+    admin = BooleanField(_l("Admin — manages members, the org chart and flows"))
+    auditor = BooleanField(_l("Auditor — reads every document's history"))
+
+    def roles(self) -> list[str]:
+        return [role for role in _ROLES if getattr(self, role).data]
+
+
+class InviteForm(_Roles, FlaskForm):
     email = EmailField(_l("Email"), validators=[DataRequired(), Length(max=254)])
     name = StringField(_l("Full name"), validators=[DataRequired(), Length(max=200)])
-    admin = BooleanField(_l("Admin — manages members, the org chart and flows"))
-    auditor = BooleanField(_l("Auditor — reads every document's history"))
-
-    def roles(self) -> list[str]:
-        return [role for role in ("admin", "auditor") if getattr(self, role).data]
 
 
-class RolesForm(FlaskForm):
-    admin = BooleanField(_l("Admin — manages members, the org chart and flows"))
-    auditor = BooleanField(_l("Auditor — reads every document's history"))
-
-    def roles(self) -> list[str]:
-        return [role for role in ("admin", "auditor") if getattr(self, role).data]
+class RolesForm(_Roles, FlaskForm):
+    pass
 
 
 class ConfirmForm(FlaskForm):
     """An empty form: a POST button that carries only the CSRF token."""
+
+
+class _NewPassword:
+    new_password = PasswordField(
+        _l("New password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)]
+    )
+    confirm_password = PasswordField(
+        _l("New password again"),
+        validators=[
+            DataRequired(),
+            EqualTo("new_password", message=_l("The two passwords are not the same.")),
+        ],
+    )
+
+
+class JoinForm(_NewPassword, FlaskForm):
+    """Accepting an invitation with a new account: the person's name and password."""
+
+    name = StringField(_l("Your name"), validators=[DataRequired(), Length(max=200)])
+
+
+class ChangePasswordForm(_NewPassword, FlaskForm):
+    current_password = PasswordField(
+        _l("Current password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)]
+    )
+
+
+class ResetPasswordForm(_NewPassword, FlaskForm):
+    pass
+
+
+class ForgotPasswordForm(FlaskForm):
+    email = EmailField(_l("Email"), validators=[DataRequired(), Length(max=254)])
+
+
+class ProfileForm(FlaskForm):
+    name = StringField(_l("Your name"), validators=[DataRequired(), Length(max=200)])
+
+
+class DisableTwoFactorForm(FlaskForm):
+    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
+    code = StringField(
+        _l("Authentication code"),
+        validators=[DataRequired(), Length(max=40)],
+        render_kw={"autocomplete": "one-time-code"},
+    )
+
+
+class OrganizationSettingsForm(FlaskForm):
+    require_admin_two_factor = BooleanField(
+        _l("Admins must use two-factor sign-in to reach the admin pages")
+    )

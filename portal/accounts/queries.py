@@ -18,9 +18,9 @@ from typing import Any
 from sqlalchemy import ColumnElement, ScalarSelect, bindparam, func, select
 from sqlalchemy.orm import Session
 
-from portal.accounts.models import Membership, Organization, User
+from portal.accounts.models import Credential, Membership, Organization, User
 from portal.core.db import MAX_ID, storable_ids, table_of
-from portal.core.uow import platform_work, unit_of_work_for
+from portal.core.uow import operator_work, platform_work, unit_of_work_for
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.errors import NotFound
 
@@ -83,12 +83,20 @@ class MemberEntry:
     name: str
     email: str
     active: bool
+    # Left on their own: only a new invitation brings them back.
+    left: bool = False
 
 
 def member_directory_in(session: Session, *, active_only: bool = True) -> list[MemberEntry]:
     """The organization's members by name (the active ones unless told otherwise)."""
     stmt = (
-        select(Membership.id, User.name, User.email, Membership.active)
+        select(
+            Membership.id,
+            User.name,
+            User.email,
+            Membership.active,
+            Membership.left_at.is_not(None),
+        )
         .join(User, User.id == Membership.user_id)
         .order_by(User.name, Membership.id)
     )
@@ -129,6 +137,25 @@ def member_roles_in(session: Session) -> list[MemberRoles]:
     ]
 
 
+def acting_member_in(session: Session, member_id: int) -> Actor | None:
+    """The member ``member_id`` as an Actor of the unit of work's organization (a job
+    acting for the admin who started it), or None if they are no longer active."""
+    row = session.execute(
+        select(Membership.user_id, Membership.roles, Organization.slug)
+        .join(Organization, Organization.id == Membership.org_id)
+        .where(Membership.id == member_id, Membership.active.is_(True))
+    ).first()
+    if row is None:
+        return None
+    return Actor(
+        org_id=session.info["org_id"],
+        org_slug=row.slug,
+        user_id=row.user_id,
+        member_id=member_id,
+        roles=frozenset(row.roles),
+    )
+
+
 def active_member_ids_in(session: Session, member_ids: Iterable[int | None]) -> set[int]:
     """Those of ``member_ids`` that are active members here."""
     ids = storable_ids(member_ids)
@@ -154,6 +181,8 @@ class MyMembership:
     default_locale: str
     member_id: int
     roles: tuple[str, ...]
+    # The organization wants its admins signed in with a second factor.
+    admin_two_factor: bool = False
 
 
 @dataclass(frozen=True)
@@ -166,6 +195,8 @@ class SessionUserRow:
     # Every active membership: the request's actor and the org switcher come from
     # here, read in the same statement as the user.
     memberships: tuple[MyMembership, ...] = ()
+    # Whether the account signs in with a second factor.
+    two_factor: bool = False
 
 
 _MEMBERSHIP_COLUMNS = (
@@ -175,7 +206,10 @@ _MEMBERSHIP_COLUMNS = (
     Organization.default_locale,
     Membership.id.label("member_id"),
     Membership.roles,
+    Organization.require_admin_two_factor,
 )
+# An archived organization is closed to its members.
+_OPEN_ORGANIZATION = (Organization.id == Membership.org_id) & Organization.archived_at.is_(None)
 # Read on every signed-in request, so prebuilt (SQLAlchemy Core, bound parameters):
 # the user and their active memberships in one statement, through the user's own
 # memberships, which row-level security's app.current_user policy also enforces.
@@ -187,17 +221,19 @@ _SESSION_USER = (
         User.locale,
         User.session_version,
         User.active,
+        Credential.totp_enabled_at,
         *_MEMBERSHIP_COLUMNS,
     )
     .select_from(User)
+    .outerjoin(Credential, Credential.user_id == User.id)
     .outerjoin(Membership, (Membership.user_id == User.id) & Membership.active.is_(True))
-    .outerjoin(Organization, Organization.id == Membership.org_id)
+    .outerjoin(Organization, _OPEN_ORGANIZATION)
     .where(User.id == bindparam("user"))
     .order_by(Organization.name, Organization.id)
 )
 _MY_MEMBERSHIPS = (
     select(*_MEMBERSHIP_COLUMNS)
-    .join(Membership, Membership.org_id == Organization.id)
+    .join(Membership, _OPEN_ORGANIZATION)
     .where(Membership.user_id == bindparam("user"), Membership.active.is_(True))
     .order_by(Organization.name, Organization.id)
 )
@@ -205,7 +241,13 @@ _MY_MEMBERSHIPS = (
 
 def _membership(row: Any) -> MyMembership:
     return MyMembership(
-        row.slug, row.org_name, row.org_id, row.default_locale, row.member_id, tuple(row.roles)
+        row.slug,
+        row.org_name,
+        row.org_id,
+        row.default_locale,
+        row.member_id,
+        tuple(row.roles),
+        bool(row.require_admin_two_factor),
     )
 
 
@@ -217,9 +259,15 @@ def load_session_user(user_id: int, session_version: int) -> SessionUserRow | No
     if not rows or not rows[0].active or rows[0].session_version != session_version:
         return None
     user = rows[0]
-    memberships = tuple(_membership(row) for row in rows if row.member_id is not None)
+    memberships = tuple(_membership(row) for row in rows if row.slug is not None)
     return SessionUserRow(
-        user.id, user.email, user.name, user.locale, user.session_version, memberships
+        user.id,
+        user.email,
+        user.name,
+        user.locale,
+        user.session_version,
+        memberships,
+        user.totp_enabled_at is not None,
     )
 
 
@@ -266,6 +314,11 @@ def actor_in(
     return None
 
 
+def admin_two_factor_required(memberships: Iterable[MyMembership], org_slug: str) -> bool:
+    """Whether the organization at ``org_slug`` asks its admins for a second factor."""
+    return any(m.slug == org_slug and m.admin_two_factor for m in memberships)
+
+
 def actor_for(org_slug: str, user_id: int, user_locale: str | None) -> Actor | None:
     """The Actor for this user in the organization at ``org_slug``, or None."""
     return actor_in(my_memberships(user_id), org_slug, user_id, user_locale)
@@ -275,12 +328,14 @@ def actor_for(org_slug: str, user_id: int, user_locale: str | None) -> Actor | N
 
 
 def find_user(email: str) -> User | None:
-    with platform_work() as uow:
+    """The platform's look-up of an account (the CLI, seeding, tests)."""
+    with operator_work() as uow:
         return uow.session.scalar(select(User).where(User.email == email.strip().lower()))
 
 
 def find_organization(slug: str) -> Organization | None:
-    with platform_work() as uow:
+    """The platform's look-up of an organization (the CLI, seeding, tests)."""
+    with operator_work() as uow:
         return uow.session.scalar(select(Organization).where(Organization.slug == slug))
 
 
@@ -292,18 +347,31 @@ class MemberRow:
     name: str
     roles: tuple[str, ...]
     active: bool
+    # Left on their own (an admin may invite them again, not reactivate them).
+    left: bool = False
 
 
 def member_rows_in(session: Session, where: ColumnElement[bool] | None = None) -> list[MemberRow]:
     """The organization's members as the admin pages list them, by name."""
     stmt = (
-        select(Membership.id, User.id, User.email, User.name, Membership.roles, Membership.active)
+        select(
+            Membership.id,
+            User.id,
+            User.email,
+            User.name,
+            Membership.roles,
+            Membership.active,
+            Membership.left_at,
+        )
         .join(User, User.id == Membership.user_id)
         .order_by(func.lower(User.name), User.id)
     )
     if where is not None:
         stmt = stmt.where(where)
-    return [MemberRow(m, u, e, n, tuple(r), a) for m, u, e, n, r, a in session.execute(stmt)]
+    return [
+        MemberRow(m, u, e, n, tuple(r), a, left is not None)
+        for m, u, e, n, r, a, left in session.execute(stmt)
+    ]
 
 
 def list_members(actor: Actor | SystemActor) -> list[MemberRow]:

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from flask import Flask, has_app_context, render_template_string
-from sqlalchemy import text
+from sqlalchemy import Engine, create_engine, pool, text
 
-from portal.core.db import db
+from portal.bench.cleanup import purge_organizations
 from portal.core.security import hash_password
 from portal.domain.graph_json import digest_of, to_json
 from portal.flows.seeded import expense_claim
@@ -69,17 +69,22 @@ def _existing(conn) -> int:
 
 
 def fill(
-    organizations: int, per_org: int, member_tasks: int, progress: Callable[[str], None]
+    owner: Engine,
+    organizations: int,
+    per_org: int,
+    member_tasks: int,
+    progress: Callable[[str], None],
 ) -> None:
     """Organizations with a requester and an approver each, ``per_org`` submitted claims
-    with one open task each; the first organization's approver gets ``member_tasks``."""
-    assert db.engine is not None
+    with one open task each; the first organization's approver gets ``member_tasks``.
+    Written as the schema owner: the app role may create neither organizations nor
+    accounts (the platform does, one at a time)."""
     graph = expense_claim("MYR")
     graph_json = json.dumps(to_json(graph))
     digest = digest_of(graph)
     password_hash = hash_password(PASSWORD)
     now = datetime.now(UTC)
-    with db.engine.begin() as conn:
+    with owner.begin() as conn:
         existing = _existing(conn)
     if existing:
         progress(f"reusing the {existing} benchmark organizations already in the database")
@@ -87,7 +92,7 @@ def fill(
     for n in range(existing, organizations):
         slug = f"{PREFIX}{n:04d}"
         count = member_tasks if n == 0 else per_org
-        with db.engine.begin() as conn:
+        with owner.begin() as conn:
             org_id = conn.scalar(
                 text(
                     "INSERT INTO organization (slug, name, base_currency, default_locale, created_at)"
@@ -98,19 +103,22 @@ def fill(
             users = [
                 conn.scalar(
                     text(
-                        "INSERT INTO app_user (email, name, password_hash, created_at)"
-                        " VALUES (:email, :name, :hash, :now) RETURNING id"
+                        "INSERT INTO app_user (email, name, created_at)"
+                        " VALUES (:email, :name, :now) RETURNING id"
                     ),
-                    {
-                        "email": f"{who}@{slug}.test",
-                        "name": f"{who.title()} {n}",
-                        "hash": password_hash,
-                        "now": now,
-                    },
+                    {"email": f"{who}@{slug}.test", "name": f"{who.title()} {n}", "now": now},
                 )
                 for who in ("requester", "approver")
             ]
-            if db.dialect == "postgresql":
+            for user in users:
+                conn.execute(
+                    text(
+                        "INSERT INTO credential (user_id, password_hash, password_changed_at,"
+                        " recovery_codes) VALUES (:user, :hash, :now, '[]')"
+                    ),
+                    {"user": user, "hash": password_hash, "now": now},
+                )
+            if owner.dialect.name == "postgresql":
                 conn.execute(
                     text("SELECT set_config('app.current_org', :org, true)"), {"org": str(org_id)}
                 )
@@ -133,7 +141,7 @@ def fill(
             )
             params = {"org": org_id, "req": requester, "ver": version_id, "now": now, "n": count}
             conn.execute(
-                text(_DOCUMENTS_PG if db.dialect == "postgresql" else _DOCUMENTS_SQLITE),
+                text(_DOCUMENTS_PG if owner.dialect.name == "postgresql" else _DOCUMENTS_SQLITE),
                 {**params, "hash": "0" * 64},
             )
             conn.execute(
@@ -149,12 +157,9 @@ def fill(
             progress(f"  {n + 1} organizations filled")
 
 
-def remove(progress: Callable[[str], None]) -> None:
-    assert db.engine is not None
+def remove(owner_url: str, progress: Callable[[str], None]) -> None:
     progress("removing the benchmark organizations …")
-    with db.engine.begin() as conn:
-        conn.execute(text("DELETE FROM organization WHERE slug LIKE :p"), {"p": PREFIX + "%"})
-        conn.execute(text("DELETE FROM app_user WHERE email LIKE :p"), {"p": f"%@{PREFIX}%"})
+    purge_organizations(owner_url, slug_like=PREFIX + "%", email_like=f"%@{PREFIX}%")
 
 
 def _timings(get: Callable[[], object], rounds: int) -> list[float]:
@@ -243,8 +248,12 @@ def bench_inbox(
 ) -> Figures:
     progress(f"filling {organizations} organizations × {per_org} open tasks …")
     started = time.perf_counter()
-    with app.app_context():
-        fill(organizations, per_org, member_tasks, progress)
+    owner_url = app.extensions["portal.settings"].migrate_database_url
+    owner = create_engine(owner_url, poolclass=pool.NullPool)
+    try:
+        fill(owner, organizations, per_org, member_tasks, progress)
+    finally:
+        owner.dispose()
     progress(f"filled in {time.perf_counter() - started:.0f} s")
     try:
         inbox, floor = measure(app, rounds, progress)
@@ -259,5 +268,4 @@ def bench_inbox(
         )
     finally:
         if not keep:
-            with app.app_context():
-                remove(progress)
+            remove(owner_url, progress)

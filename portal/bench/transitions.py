@@ -23,12 +23,11 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
-from portal.core.uow import platform_work
+from portal.bench.cleanup import purge_organizations
 from portal.domain.actor import Role, SystemActor
 from portal.orgchart import services as chart
 from portal.provisioning import provision_organization
@@ -66,7 +65,7 @@ def _build_world() -> _World:
     system = SystemActor(org_id=org.id, org_slug=slug)
     admin_email = f"admin@{slug}.test"
     accounts.create_user(admin_email, "Bench Admin", "bench-pass-123")
-    accounts.create_member(system, email=admin_email, name="Bench Admin", roles=[Role.ADMIN])
+    accounts.enrol_member(system, email=admin_email, roles=[Role.ADMIN])
     ceo_unit = chart.create_unit(system, code="EXEC", name="Executive")
     ceo = chart.create_position(system, code="CEO", title="CEO", unit_id=ceo_unit.id)
     chart.update_unit(
@@ -75,7 +74,7 @@ def _build_world() -> _World:
 
     def person(email: str, name: str) -> Any:
         accounts.create_user(email, name, "bench-pass-123")
-        accounts.create_member(system, email=email, name=name)
+        accounts.enrol_member(system, email=email)
         user = account_queries.find_user(email)
         assert user is not None
         return account_queries.actor_for(slug, user.id, None)
@@ -263,20 +262,19 @@ def _raw_rate(world: _World, claims: list[tuple[Any, str]], conn: Any) -> float:
     return len(claims) / (time.perf_counter() - start)
 
 
-def _remove(world: _World) -> None:
-    with platform_work() as uow:
-        uow.session.execute(text("DELETE FROM organization WHERE id = :id"), {"id": world.org_id})
-        uow.session.execute(
-            text("DELETE FROM app_user WHERE email LIKE :p"), {"p": f"%@{world.slug}.test"}
-        )
+def _remove(world: _World, owner_url: str) -> None:
+    purge_organizations(owner_url, slug_like=world.slug, email_like=f"%@{world.slug}.test")
 
 
 WARM_UP = 10
 ROUNDS = 5
 
 
-def bench_transitions(count: int, url: str, progress: Callable[[str], None] = print) -> Figures:
-    """Build the world, time both loops on ``count`` claims each, remove the world.
+def bench_transitions(
+    count: int, url: str, owner_url: str, progress: Callable[[str], None] = print
+) -> Figures:
+    """Build the world, time both loops on ``count`` claims each, remove the world (as
+    the schema owner, ``owner_url``: the app may delete no organization).
 
     Both loops first warm up (caches, prepared statements), then run in alternating
     rounds, so that a noisy neighbour slows both alike."""
@@ -300,4 +298,4 @@ def bench_transitions(count: int, url: str, progress: Callable[[str], None] = pr
         raw.close()
         return Figures(count, count / engine_seconds, count / raw_seconds)
     finally:
-        _remove(world)
+        _remove(world, owner_url)

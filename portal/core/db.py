@@ -141,12 +141,18 @@ class TenantScoped:
 
     Adds ``org_id`` and the ``(org_id, id)`` unique key that composite foreign keys
     point at, so a row of organization A can never reference a row of organization B.
+    Deleting an organization never cascades into its rows (RESTRICT): organizations are
+    archived, and a tenant's history outlives any mistake.
     """
+
+    # A table whose rows may also belong to no organization (the outbox's account mail):
+    # a unit of work without a tenant sees exactly those rows.
+    platform_rows: bool = False
 
     @declared_attr
     def org_id(cls) -> Mapped[int]:  # noqa: N805 - declared_attr receives the class
         # No index of its own: the (org_id, id) unique key leads with it.
-        return mapped_column(Id, ForeignKey("organization.id", ondelete="CASCADE"), nullable=False)
+        return mapped_column(Id, ForeignKey("organization.id", ondelete="RESTRICT"), nullable=False)
 
     @classmethod
     def tenant_key(cls) -> UniqueConstraint:
@@ -188,18 +194,21 @@ def _scope_to_tenant(state: ORMExecuteState) -> None:
     if not any(issubclass(c, TenantScoped) for c in _mapper_classes(state)):
         return
     org_id = state.session.info.get("org_id")
-    if org_id is None:
+    scoped = [c for c in _mapper_classes(state) if issubclass(c, TenantScoped)]
+    if org_id is None and not all(c.platform_rows for c in scoped):
         # A user's own memberships across organizations (the org switcher, the actor)
         # are read with SQLAlchemy Core and an explicit user predicate, under
         # PostgreSQL's app.current_user policy; the ORM always names an organization.
         raise TenantNotSet()
-    state.statement = state.statement.options(
-        with_loader_criteria(
-            TenantScoped,
-            lambda cls: cls.org_id == org_id,
-            include_aliases=True,
+    if org_id is None:  # platform rows only: no organization's rows
+        criteria = with_loader_criteria(
+            TenantScoped, lambda cls: cls.org_id.is_(None), include_aliases=True
         )
-    )
+    else:
+        criteria = with_loader_criteria(
+            TenantScoped, lambda cls: cls.org_id == org_id, include_aliases=True
+        )
+    state.statement = state.statement.options(criteria)
 
 
 @event.listens_for(Session, "before_flush")
@@ -209,11 +218,37 @@ def _stamp_tenant(session: Session, _ctx: Any, _instances: Any) -> None:
         if not isinstance(obj, TenantScoped):
             continue
         if org_id is None:
+            if obj.platform_rows and obj.org_id is None:
+                continue
             raise TenantNotSet()
         if obj.org_id is None:
             obj.org_id = org_id
         elif obj.org_id != org_id:
             raise CrossTenantWrite()
+
+
+# What row-level security reads (``core.rls``), from the unit of work's ``info``:
+# the organization, the signed-in user, the one email address an anonymous sign-in,
+# reset or invitation may look up, and whether the platform itself is at work.
+_SET_SCOPE = text(
+    "SELECT set_config('app.current_org', :org, true),"
+    " set_config('app.current_user', :user, true),"
+    " set_config('app.account_email', :email, true),"
+    " set_config('app.operator', :operator, true)"
+)
+
+
+def _scope_values(info: dict[str, Any]) -> dict[str, str]:
+    def text_of(key: str) -> str:
+        value = info.get(key)
+        return "" if value is None else str(value)
+
+    return {
+        "org": text_of("org_id"),
+        "user": text_of("user_id"),
+        "email": text_of("email"),
+        "operator": "on" if info.get("operator") else "",
+    }
 
 
 @event.listens_for(Session, "after_begin")
@@ -222,18 +257,19 @@ def _set_database_tenant(session: Session, _txn: Any, connection: Connection) ->
     # transaction-local equivalent, so a pooled connection forgets it at commit.
     if connection.dialect.name != "postgresql":
         return
-    org_id = session.info.get("org_id")
-    user_id = session.info.get("user_id")
-    connection.execute(
-        text(
-            "SELECT set_config('app.current_org', :org, true),"
-            " set_config('app.current_user', :user, true)"
-        ),
-        {
-            "org": "" if org_id is None else str(org_id),
-            "user": "" if user_id is None else str(user_id),
-        },
-    )
+    connection.execute(_SET_SCOPE, _scope_values(session.info))
+
+
+def rescope(session: Session, *, user_id: int | None = None, email: str | None = None) -> None:
+    """Narrow a unit of work that began without knowing whom it is about: an anonymous
+    sign-in finds the account by its email, then reads its credential as that user. The
+    organization never changes inside a transaction."""
+    if user_id is not None:
+        session.info["user_id"] = user_id
+    if email is not None:
+        session.info["email"] = email
+    if session.connection().dialect.name == "postgresql":
+        session.connection().execute(_SET_SCOPE, _scope_values(session.info))
 
 
 def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
@@ -337,6 +373,10 @@ class Database:
             if not connection.in_transaction():
                 return Session(bind=connection, expire_on_commit=False)
         return self._factory()
+
+    def serving_request(self) -> bool:
+        """Whether this context serves a web request (inside ``connection_scope``)."""
+        return _connection_scope.get() is not None
 
     @contextmanager
     def connection_scope(self) -> Iterator[None]:

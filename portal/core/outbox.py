@@ -11,19 +11,24 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import JSON, Index, String, Text, insert, or_, select, text
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, insert, or_, select, text
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from portal.core.clock import clock
-from portal.core.db import Base, CreatedAt, TenantNotSet, TenantScoped, table_of
+from portal.core.db import Base, CreatedAt, Id, TenantScoped, table_of
 from portal.core.queue import enqueue, redis_holder
-from portal.core.uow import platform_work, unit_of_work
+from portal.core.uow import UnitOfWork, operator_work, unit_of_work
 
 
 class OutboxEvent(TenantScoped, CreatedAt, Base):
+    """One side effect to deliver. ``org_id`` is None for mail about an account itself
+    (a password reset), which belongs to no organization: row-level security shows
+    those rows only to units of work that name no organization."""
+
     __tablename__ = "outbox"
     __table_args__ = (
         TenantScoped.tenant_key(),
@@ -36,13 +41,20 @@ class OutboxEvent(TenantScoped, CreatedAt, Base):
         ),
     )
 
+    platform_rows = True
+
     id: Mapped[int] = mapped_column(primary_key=True)
+    org_id: Mapped[int | None] = mapped_column(  # type: ignore[assignment]
+        Id, ForeignKey("organization.id", ondelete="RESTRICT")
+    )
     topic: Mapped[str] = mapped_column(String(63))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     dispatched_at: Mapped[datetime | None]
     attempts: Mapped[int] = mapped_column(server_default=text("0"))
     next_attempt_at: Mapped[datetime]
     last_error: Mapped[str | None] = mapped_column(Text)
+    # Set after the last attempt failed: the event waits for a person (dead letter).
+    dead_at: Mapped[datetime | None]
 
     def __repr__(self) -> str:
         return f"<OutboxEvent {self.id} {self.topic!r}>"
@@ -50,12 +62,11 @@ class OutboxEvent(TenantScoped, CreatedAt, Base):
 
 def add_events(session: Session, events: list[tuple[str, dict[str, Any]]]) -> None:
     """Write side effects (topic, payload) into the caller's transaction, in one
-    statement: a transition writes several per decision."""
+    statement: a transition writes several per decision. A unit of work outside any
+    organization writes account events (``org_id`` None)."""
     if not events:
         return
     org_id = session.info.get("org_id")
-    if org_id is None:
-        raise TenantNotSet()
     now = clock.now()
     session.connection().execute(
         insert(table_of(OutboxEvent)),
@@ -104,15 +115,22 @@ def backoff(attempts: int) -> timedelta:
     return min(wait, LONGEST_WAIT)
 
 
-def _doorbell(org_id: int) -> str:
-    return f"portal:outbox-doorbell:{org_id}"
+def _doorbell(org_id: int | None) -> str:
+    return f"portal:outbox-doorbell:{'platform' if org_id is None else org_id}"
 
 
-def dispatch_outbox(org_id: int, *, limit: int = 200) -> int:
-    """Deliver the organization's due events, each in its own transaction; return how
-    many were delivered. Events no handler claims yet (the ledger's posting events)
-    stay in the outbox for the consumer that will take them. Safe to run concurrently:
-    each event is claimed with ``FOR UPDATE SKIP LOCKED``."""
+def _work_for(org_id: int | None) -> AbstractContextManager[UnitOfWork]:
+    """An organization's events are delivered in its unit of work; account events
+    (no organization) by the platform, which may read the account they are about."""
+    return operator_work() if org_id is None else unit_of_work(org_id)
+
+
+def dispatch_outbox(org_id: int | None, *, limit: int = 200) -> int:
+    """Deliver the organization's due events (``None``: the account events), each in
+    its own transaction; return how many were delivered. Events no handler claims yet
+    (the ledger's posting events) stay in the outbox for the consumer that will take
+    them. Safe to run concurrently: each event is claimed with ``FOR UPDATE SKIP
+    LOCKED``. An event whose last attempt failed is marked dead for an admin to see."""
     # Unset the doorbell before scanning: an event committed from here on is either
     # seen by the scan below or rings for a new job (see ``nudge``).
     try:
@@ -123,7 +141,7 @@ def dispatch_outbox(org_id: int, *, limit: int = 200) -> int:
         return 0
     delivered = 0
     for _ in range(limit):
-        with unit_of_work(org_id) as uow:
+        with _work_for(org_id) as uow:
             s = uow.session
             now = clock.now()
             event = s.scalars(
@@ -149,7 +167,11 @@ def dispatch_outbox(org_id: int, *, limit: int = 200) -> int:
             except Exception as exc:  # a failed delivery is recorded and retried, never lost
                 event.last_error = f"{type(exc).__name__}: {exc}"[:2000]
                 event.next_attempt_at = now + backoff(event.attempts)
-                log.warning("outbox event %s (%s) failed: %s", event.id, event.topic, exc)
+                if event.attempts >= MAX_ATTEMPTS:
+                    event.dead_at = now
+                    log.error("outbox event %s (%s) is dead: %s", event.id, event.topic, exc)
+                else:
+                    log.warning("outbox event %s (%s) failed: %s", event.id, event.topic, exc)
             else:
                 event.dispatched_at = now
                 event.last_error = None
@@ -158,14 +180,17 @@ def dispatch_outbox(org_id: int, *, limit: int = 200) -> int:
 
 
 def relay_outbox() -> int:
-    """The safety net, run periodically: dispatch every organization's due events, so a
-    lost doorbell (Redis down at commit time) only delays delivery."""
-    with platform_work() as uow:
-        org_ids = list(uow.session.scalars(text("SELECT id FROM organization ORDER BY id")))
-    return sum(dispatch_outbox(org_id) for org_id in org_ids)
+    """The safety net, run periodically: dispatch every organization's due events and
+    the account events, so a lost doorbell (Redis down at commit time) only delays
+    delivery."""
+    with operator_work() as uow:
+        org_ids: list[int | None] = list(
+            uow.session.scalars(text("SELECT id FROM organization ORDER BY id"))
+        )
+    return sum(dispatch_outbox(org_id) for org_id in [None, *org_ids])
 
 
-def nudge(org_id: int) -> None:
+def nudge(org_id: int | None) -> None:
     """Ring the doorbell after a commit: a worker dispatches the organization's events.
 
     One queued dispatch serves many commits: the doorbell flag is set when a job is

@@ -46,8 +46,13 @@ def get_queue(name: str = DEFAULT_QUEUE) -> Queue:
     return Queue(name, connection=redis_holder.get())
 
 
-def enqueue(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    return get_queue().enqueue(func, *args, **kwargs)
+def enqueue(func: Callable[..., Any] | str, *args: Any, **kwargs: Any) -> Any:
+    """Queue ``func`` (or its dotted path, so a service need not import its job)."""
+    queue = get_queue()
+    # One call for each, so RQ's typing sees a function or a path, never the union.
+    if isinstance(func, str):
+        return queue.enqueue(func, *args, **kwargs)
+    return queue.enqueue(func, *args, **kwargs)
 
 
 class ThreadWorker(SimpleWorker):

@@ -12,10 +12,94 @@ import re
 
 CURRENT_ORG = "NULLIF(current_setting('app.current_org', true), '')::bigint"
 CURRENT_USER = "NULLIF(current_setting('app.current_user', true), '')::bigint"
+# The one address an anonymous sign-in, reset or invitation may look an account up by.
+ACCOUNT_EMAIL = "NULLIF(current_setting('app.account_email', true), '')"
+# The platform itself (CLI, seeding, workers): never set while a web request is served.
+OPERATOR = "current_setting('app.operator', true) = 'on'"
 
 # Tables the app role may only read and append to (history, published versions). A
 # trigger refuses UPDATE and DELETE on them too, for every role, on both databases.
 APPEND_ONLY_TABLES: set[str] = {"flow_version", "decision"}
+
+# What the app role may do, table by table: the privileges, and the only columns it may
+# UPDATE. Nothing else: no DELETE but of a discarded flow draft, no UPDATE of a key, a
+# tenant, a timestamp of creation or an email address. tests/core/test_privileges.py
+# states the same list independently.
+APP_PRIVILEGES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "organization": (
+        "SELECT, INSERT",
+        ("name", "default_locale", "chart_version", "require_admin_two_factor", "archived_at"),
+    ),
+    "app_user": ("SELECT, INSERT", ("name", "locale", "session_version", "active")),
+    "credential": (
+        "SELECT, INSERT",
+        (
+            "password_hash",
+            "password_changed_at",
+            "totp_secret",
+            "totp_pending_secret",
+            "totp_enabled_at",
+            "totp_last_step",
+            "recovery_codes",
+        ),
+    ),
+    "account_token": ("SELECT, INSERT", ("used_at",)),
+    "membership": ("SELECT, INSERT", ("roles", "active", "left_at")),
+    "invitation": (
+        "SELECT, INSERT",
+        (
+            "name",
+            "roles",
+            "invited_by",
+            "selector",
+            "expires_at",
+            "sent_at",
+            "send_count",
+            "accepted_at",
+            "member_id",
+            "revoked_at",
+            "revoked_by",
+        ),
+    ),
+    "org_unit": ("SELECT, INSERT", ("code", "name", "parent_id", "head_position_id")),
+    "position": ("SELECT, INSERT", ("code", "title", "unit_id", "reports_to_id", "active")),
+    "position_holding": ("SELECT, INSERT", ("valid_to",)),
+    "seat_reservation": ("SELECT, INSERT", ("settled_at",)),
+    "import_job": (
+        "SELECT, INSERT",
+        ("status", "created", "updated", "invited", "problems", "failure", "finished_at"),
+    ),
+    "flow_draft": (
+        "SELECT, INSERT, DELETE",
+        ("revision", "base_version", "graph", "updated_at", "updated_by"),
+    ),
+    "flow_version": ("SELECT, INSERT", ()),
+    "reference_counter": ("SELECT, INSERT", ("last_number",)),
+    "document": (
+        "SELECT, INSERT",
+        (
+            "title",
+            "description",
+            "amount",
+            "currency",
+            "fields",
+            "state",
+            "state_entered_at",
+            "dispute_raiser_id",
+            "row_version",
+            "chain_seq",
+            "chain_hash",
+            "updated_at",
+        ),
+    ),
+    "task": ("SELECT, INSERT", ("status", "completed_at", "completed_by")),
+    "decision": ("SELECT, INSERT", ()),
+    "outbox": (
+        "SELECT, INSERT",
+        ("attempts", "next_attempt_at", "dispatched_at", "last_error", "dead_at"),
+    ),
+    "notification": ("SELECT, INSERT", ("read_at",)),
+}
 
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
@@ -46,34 +130,98 @@ def drop_tenant_policy_sql(table: str) -> list[str]:
 
 
 def grant_app_role_sql(role: str, tables: list[str]) -> list[str]:
-    """Statements giving ``role`` exactly what the app needs, and nothing it must not have."""
+    """Statements giving ``role`` exactly what the app needs (``APP_PRIVILEGES``), and
+    nothing it must not have: a table the list does not name gets nothing at all."""
     r = _ident(role)
     statements = [f"GRANT USAGE ON SCHEMA public TO {r}"]
     for table in tables:
         t = _ident(table)
-        if t == "alembic_version":
-            statements.append(f"REVOKE ALL ON {t} FROM {r}")
-            continue
         statements.append(f"REVOKE ALL ON {t} FROM {r}")
-        privileges = (
-            "SELECT, INSERT" if t in APPEND_ONLY_TABLES else "SELECT, INSERT, UPDATE, DELETE"
-        )
+        if t not in APP_PRIVILEGES:
+            continue
+        privileges, columns = APP_PRIVILEGES[t]
         statements.append(f"GRANT {privileges} ON {t} TO {r}")
+        if columns:
+            listed = ", ".join(_ident(c) for c in columns)
+            statements.append(f"GRANT UPDATE ({listed}) ON {t} TO {r}")
     statements.append(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {r}")
     return statements
 
 
-# One trigger function serves every append-only table on PostgreSQL. The one deletion
-# it lets through is the cascade from removing a whole organization (the parent row is
-# already gone by then): the platform operator's decision, not the application's.
-_REFUSE_CHANGE_FUNCTION = """
+# Platform tables: row-level security enabled (not forced: the schema owner keeps
+# maintenance access), one policy per command so each says exactly who passes.
+_MEMBER_OF_CURRENT_ORG = (
+    "EXISTS (SELECT 1 FROM membership m "  # noqa: S608 - constants only, no input
+    f"WHERE m.user_id = app_user.id AND m.org_id = {CURRENT_ORG})"
+)
+PLATFORM_POLICIES: dict[str, list[tuple[str, str, str]]] = {
+    # (policy name, command, USING / WITH CHECK expression)
+    "organization": [
+        (
+            "organization_visible",
+            "SELECT",
+            f"id = {CURRENT_ORG} OR {OPERATOR} OR id IN "  # noqa: S608 - constants only
+            f"(SELECT m.org_id FROM membership m WHERE m.user_id = {CURRENT_USER})",
+        ),
+        ("organization_created", "INSERT", OPERATOR),
+        ("organization_changed", "UPDATE", f"id = {CURRENT_ORG} OR {OPERATOR}"),
+    ],
+    "app_user": [
+        (
+            "account_visible",
+            "SELECT",
+            f"id = {CURRENT_USER} OR email = {ACCOUNT_EMAIL} OR {OPERATOR} "
+            f"OR {_MEMBER_OF_CURRENT_ORG}",
+        ),
+        ("account_created", "INSERT", f"email = {ACCOUNT_EMAIL} OR {OPERATOR}"),
+        ("account_changed", "UPDATE", f"id = {CURRENT_USER} OR {OPERATOR}"),
+    ],
+    "credential": [
+        ("credential_own", "ALL", f"user_id = {CURRENT_USER} OR {OPERATOR}"),
+    ],
+    "account_token": [
+        ("account_token_own", "ALL", f"user_id = {CURRENT_USER} OR {OPERATOR}"),
+    ],
+}
+
+
+def platform_policy_sql(table: str) -> list[str]:
+    t = _ident(table)
+    statements = [f"ALTER TABLE {t} ENABLE ROW LEVEL SECURITY"]
+    for name, command, expression in PLATFORM_POLICIES[t]:
+        if command == "SELECT":
+            clause = f"USING ({expression})"
+        elif command == "INSERT":
+            clause = f"WITH CHECK ({expression})"
+        else:
+            clause = f"USING ({expression}) WITH CHECK ({expression})"
+        statements.append(f"CREATE POLICY {_ident(name)} ON {t} FOR {command} {clause}")
+    return statements
+
+
+def drop_platform_policy_sql(table: str) -> list[str]:
+    t = _ident(table)
+    return [
+        *(f"DROP POLICY IF EXISTS {_ident(n)} ON {t}" for n, _, _ in PLATFORM_POLICIES[t]),
+        f"ALTER TABLE {t} DISABLE ROW LEVEL SECURITY",
+    ]
+
+
+def outbox_policy_sql() -> list[str]:
+    """The outbox holds organizations' events and account events (no organization):
+    a unit of work sees its organization's, or, naming none, the account events."""
+    both = f"org_id = {CURRENT_ORG} OR (org_id IS NULL AND {CURRENT_ORG} IS NULL)"
+    return [
+        "DROP POLICY IF EXISTS tenant_isolation ON outbox",
+        f"CREATE POLICY tenant_isolation ON outbox USING ({both}) WITH CHECK ({both})",
+    ]
+
+
+# One trigger function serves every append-only table on PostgreSQL. It lets nothing
+# through: organizations are archived, never deleted, so no cascade needs a way past.
+REFUSE_CHANGE_FUNCTION = """
 CREATE OR REPLACE FUNCTION refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP = 'DELETE' THEN
-        IF NOT EXISTS (SELECT 1 FROM organization WHERE id = OLD.org_id) THEN
-            RETURN OLD;
-        END IF;
-    END IF;
     RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP
         USING ERRCODE = 'integrity_constraint_violation';
 END
@@ -82,12 +230,11 @@ $$
 
 
 def append_only_sql(table: str, dialect: str) -> list[str]:
-    """Triggers refusing UPDATE and DELETE on ``table``, owner included (except the
-    cascade from deleting the organization itself)."""
+    """Triggers refusing UPDATE and DELETE on ``table``, for every role, owner included."""
     t = _ident(table)
     if dialect == "postgresql":
         return [
-            _REFUSE_CHANGE_FUNCTION,
+            REFUSE_CHANGE_FUNCTION,
             f"CREATE TRIGGER {t}_append_only BEFORE UPDATE OR DELETE ON {t} "
             "FOR EACH ROW EXECUTE FUNCTION refuse_change()",
             f"CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON {t} "
@@ -96,8 +243,7 @@ def append_only_sql(table: str, dialect: str) -> list[str]:
     return [
         f"CREATE TRIGGER {t}_no_update BEFORE UPDATE ON {t} "
         f"BEGIN SELECT RAISE(ABORT, '{t} is append-only: UPDATE refused'); END",
-        f"CREATE TRIGGER {t}_no_delete BEFORE DELETE ON {t} "  # noqa: S608 - t is checked by _ident
-        f"WHEN EXISTS (SELECT 1 FROM organization WHERE id = OLD.org_id) "
+        f"CREATE TRIGGER {t}_no_delete BEFORE DELETE ON {t} "
         f"BEGIN SELECT RAISE(ABORT, '{t} is append-only: DELETE refused'); END",
     ]
 

@@ -33,10 +33,15 @@ class UnitOfWork:
 
 
 @contextmanager
-def unit_of_work(org_id: int | None, *, user_id: int | None = None) -> Iterator[UnitOfWork]:
+def unit_of_work(
+    org_id: int | None,
+    *,
+    user_id: int | None = None,
+    email: str | None = None,
+    operator: bool = False,
+) -> Iterator[UnitOfWork]:
     session = db.new_session()
-    session.info["org_id"] = org_id
-    session.info["user_id"] = user_id
+    session.info.update(org_id=org_id, user_id=user_id, email=email, operator=operator)
     uow = UnitOfWork(session)
     try:
         with session.begin():
@@ -64,7 +69,25 @@ def unit_of_work_for(actor: ActsInAnOrganization) -> AbstractContextManager[Unit
 
 
 @contextmanager
-def platform_work(*, user_id: int | None = None) -> Iterator[UnitOfWork]:
-    """A unit of work outside any organization: users, organizations, sign-in."""
-    with unit_of_work(None, user_id=user_id) as uow:
+def platform_work(*, user_id: int | None = None, email: str | None = None) -> Iterator[UnitOfWork]:
+    """A unit of work outside any organization about one account: the signed-in user
+    (``user_id``), or the one address an anonymous sign-in or reset asks about
+    (``email``). Row-level security shows it that account and nothing else."""
+    with unit_of_work(None, user_id=user_id, email=email) as uow:
+        yield uow
+
+
+class OperatorInWebRequest(RuntimeError):
+    """The platform's own scope was asked for while serving a web request."""
+
+
+@contextmanager
+def operator_work(org_id: int | None = None) -> Iterator[UnitOfWork]:
+    """The platform operator's unit of work (the CLI, seeding, workers' sweeps): it may
+    create organizations and see every one and every account; with ``org_id``, it also
+    writes in that organization (enrolling an existing account). Never available while
+    a web request is served, whatever a view calls."""
+    if db.serving_request():
+        raise OperatorInWebRequest("operator scope inside a web request")
+    with unit_of_work(org_id, operator=True) as uow:
         yield uow

@@ -93,7 +93,7 @@ class Task(TenantScoped, CreatedAt, Base):
     __tablename__ = "task"
     __table_args__ = (
         TenantScoped.tenant_key(),
-        tenant_fk("document_id", "document", ondelete="CASCADE"),
+        tenant_fk("document_id", "document", ondelete="RESTRICT"),
         tenant_fk("assignee_id", "membership"),
         tenant_fk("completed_by", "membership"),
         CheckConstraint("status IN ('open', 'completed', 'cancelled')", name="status"),

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from portal.domain.errors import Forbidden
+from portal.domain.errors import DomainError, Forbidden
 
 
 class Role:
@@ -50,6 +51,15 @@ class SystemActor:
     @property
     def is_auditor(self) -> bool:
         return True
+
+
+def check_roles(roles: Iterable[str]) -> list[str]:
+    """The roles, sorted and each once; ``unknown_role`` for one that is not a role."""
+    cleaned = sorted(set(roles))
+    for role in cleaned:
+        if role not in Role.ALL:
+            raise DomainError("unknown_role", field="roles", role=role)
+    return cleaned
 
 
 def require_admin(actor: Actor | SystemActor) -> None:

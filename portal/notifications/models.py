@@ -17,8 +17,8 @@ class Notification(TenantScoped, CreatedAt, Base):
     __tablename__ = "notification"
     __table_args__ = (
         TenantScoped.tenant_key(),
-        tenant_fk("member_id", "membership", ondelete="CASCADE"),
-        tenant_fk("document_id", "document", ondelete="CASCADE"),
+        tenant_fk("member_id", "membership", ondelete="RESTRICT"),
+        tenant_fk("document_id", "document", ondelete="RESTRICT"),
         # Delivery is at least once: the outbox row's id makes a repeat a no-op.
         UniqueConstraint("org_id", "outbox_id", "member_id"),
         Index("ix_notification_unread", "org_id", "member_id", "read_at"),

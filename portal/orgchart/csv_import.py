@@ -3,13 +3,15 @@
 The file is read by ``csv_rows``; here the whole file is checked against the chart as
 it stands plus the file's own rows before anything is written; one bad row and nothing
 is applied. Existing codes are updated in place, so re-importing a corrected file is
-safe.
+safe. People who are not members yet are invited (they set their own passwords); the
+seat their row names is reserved until they join. A worker runs it (``jobs``), telling
+its progress as it goes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from functools import partial
 
@@ -17,10 +19,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import MemberEntry, member_directory_in
-from portal.accounts.services import add_member_in
+from portal.accounts.services.invitations import invite_in
 from portal.core.clock import clock
-from portal.core.uow import unit_of_work_for
-from portal.domain.actor import Actor, require_admin
+from portal.core.uow import UnitOfWork, unit_of_work_for
+from portal.domain.actor import Actor, SystemActor, require_admin
 from portal.domain.errors import RowError, RowErrors
 from portal.domain.naming import normalise_code, normalise_email, normalise_name
 from portal.domain.orgchart import cycle_members
@@ -36,38 +38,74 @@ from portal.orgchart.csv_rows import (
     read_yes_no,
     unique_in_file,
 )
-from portal.orgchart.models import HoldingKind, OrgUnit, Position, PositionHolding
+from portal.orgchart.models import (
+    HoldingKind,
+    OrgUnit,
+    Position,
+    PositionHolding,
+    SeatReservation,
+)
 
 
 @dataclass
 class ImportResult:
     created: int = 0
     updated: int = 0
-    # New accounts' temporary passwords, shown once to the importing admin.
-    passwords: list[tuple[str, str]] = field(default_factory=list)
+    # New people invited (they join when they accept).
+    invited: int = 0
 
 
 # Writes what a checked file says; run only when no row had a problem.
 Apply = Callable[[], ImportResult]
 Rows = list[tuple[int, Row]]
+# Told how many rows have been applied so far.
+Progress = Callable[[int], None]
 
 
-def import_csv(actor: Actor, kind: str, data: bytes) -> ImportResult:
+def _quiet(_applied: int) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class _Context:
+    uow: UnitOfWork
+    actor: Actor | SystemActor
+    progress: Progress
+
+    @property
+    def session(self) -> Session:
+        return self.uow.session
+
+
+def import_rows_in(
+    uow: UnitOfWork,
+    actor: Actor | SystemActor,
+    kind: str,
+    rows: Rows,
+    progress: Progress = _quiet,
+) -> ImportResult:
+    """Check every row of a parsed file, then (if none had a problem) apply them all,
+    inside the caller's unit of work; ``RowErrors`` lists every problem otherwise."""
     require_admin(actor)
-    importer = IMPORTERS[kind]
+    errors: list[RowError] = []
+    apply = IMPORTERS[kind](_Context(uow, actor, progress), rows, errors)
+    if errors:
+        raise RowErrors(sorted(errors, key=lambda e: (e.row, e.column or "")))
+    return apply()
+
+
+def import_csv(actor: Actor | SystemActor, kind: str, data: bytes) -> ImportResult:
+    """A whole file in one unit of work (the worker runs the same, with progress)."""
     rows = parse_csv(data, kind)
     with unit_of_work_for(actor) as uow:
-        errors: list[RowError] = []
-        apply = importer(uow.session, rows, errors)
-        if errors:
-            raise RowErrors(sorted(errors, key=lambda e: (e.row, e.column or "")))
-        return apply()
+        return import_rows_in(uow, actor, kind, rows)
 
 
 # --- units ---------------------------------------------------------------------------------
 
 
-def _import_units(session: Session, rows: Rows, errors: list[RowError]) -> Apply:
+def _import_units(ctx: _Context, rows: Rows, errors: list[RowError]) -> Apply:
+    session = ctx.session
     existing = {u.code: u for u in session.scalars(select(OrgUnit))}
     seen: dict[str, int] = {}
     parsed: list[tuple[int, str, str, str | None]] = []
@@ -126,7 +164,8 @@ def _import_units(session: Session, rows: Rows, errors: list[RowError]) -> Apply
 # --- positions -----------------------------------------------------------------------------
 
 
-def _import_positions(session: Session, rows: Rows, errors: list[RowError]) -> Apply:
+def _import_positions(ctx: _Context, rows: Rows, errors: list[RowError]) -> Apply:
+    session = ctx.session
     units = {u.code: u for u in session.scalars(select(OrgUnit))}
     existing = {p.code: p for p in session.scalars(select(Position))}
     seen: dict[str, int] = {}
@@ -224,7 +263,8 @@ def _import_positions(session: Session, rows: Rows, errors: list[RowError]) -> A
 # --- members -------------------------------------------------------------------------------
 
 
-def _import_members(session: Session, rows: Rows, errors: list[RowError]) -> Apply:
+def _import_members(ctx: _Context, rows: Rows, errors: list[RowError]) -> Apply:
+    session = ctx.session
     positions = {p.code: p for p in session.scalars(select(Position))}
     members_by_email: dict[str, MemberEntry] = {
         m.email: m for m in member_directory_in(session, active_only=False)
@@ -259,6 +299,9 @@ def _import_members(session: Session, rows: Rows, errors: list[RowError]) -> App
         existing = members_by_email.get(email)
         if existing is not None and position_code is None:
             errors.append(RowError(row, "duplicate_email", "email", email=email))
+        elif existing is not None and existing.left:
+            # They left: a new invitation (from the members page) is theirs to accept.
+            errors.append(RowError(row, "member_left_import", "email", email=email))
         start = start or clock.today()
         if existing is not None and position_code in positions:
             if not existing.active:
@@ -278,27 +321,35 @@ def _import_members(session: Session, rows: Rows, errors: list[RowError]) -> App
 
     def apply() -> ImportResult:
         result = ImportResult()
-        for _, email, name, roles, position_code, kind, start in parsed:
+        for applied, (_, email, name, roles, position_code, kind, start) in enumerate(parsed):
             member = members_by_email.get(email)
             if member is None:
-                created = add_member_in(session, email=email, name=name, roles=roles)
-                member_id = created.member.id
-                result.created += 1
-                if created.temporary_password:
-                    result.passwords.append((email, created.temporary_password))
-            else:
-                member_id = member.id
-                result.updated += 1
-            if position_code is not None:
-                session.add(
-                    PositionHolding(
-                        member_id=member_id,
-                        position_id=positions[position_code].id,
-                        kind=kind,
-                        valid_from=start,
-                        created_at=clock.now(),
+                invite_in(ctx.uow, ctx.actor, email=email, name=name, roles=roles)
+                result.invited += 1
+                if position_code is not None:  # theirs when they join
+                    session.add(
+                        SeatReservation(
+                            email=email,
+                            position_id=positions[position_code].id,
+                            kind=kind,
+                            valid_from=start,
+                            created_at=clock.now(),
+                        )
                     )
-                )
+            else:
+                result.updated += 1
+                if position_code is not None:
+                    session.add(
+                        PositionHolding(
+                            member_id=member.id,
+                            position_id=positions[position_code].id,
+                            kind=kind,
+                            valid_from=start,
+                            created_at=clock.now(),
+                        )
+                    )
+            ctx.progress(applied + 1)
+        session.flush()
         return result
 
     return apply

@@ -15,7 +15,8 @@ from datetime import date
 from typing import TypeVar
 
 from portal.domain.actor import Role
-from portal.domain.errors import DomainError, RowError
+from portal.domain.errors import DomainError, RowError, RowErrors
+from portal.domain.text_input import clean_text
 from portal.orgchart.models import HoldingKind
 
 MAX_ROWS = 5000
@@ -37,12 +38,22 @@ Row = dict[str, str]
 T = TypeVar("T")
 
 
-def parse_csv(data: bytes, kind: str) -> list[tuple[int, Row]]:
-    """(row number, cells) for each data row; file-level problems raise at once."""
+MAX_CELL = 500
+
+
+def decode_csv(data: bytes) -> str:
+    """The file's text (UTF-8, with or without a byte-order mark)."""
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise DomainError("csv_unreadable", field="file") from exc
+
+
+def parse_csv(data: bytes | str, kind: str) -> list[tuple[int, Row]]:
+    """(row number, cells) for each data row; file-level problems raise at once, and
+    cells no row could use (a control character, an absurd length) are reported
+    together, row by row, before any row is read for its meaning."""
+    text = decode_csv(data) if isinstance(data, bytes) else data
     try:
         reader = csv.reader(io.StringIO(text, newline=""))
         header = [h.strip().lower() for h in next(reader, [])]
@@ -50,6 +61,7 @@ def parse_csv(data: bytes, kind: str) -> list[tuple[int, Row]]:
         if missing:
             raise DomainError("csv_missing_columns", field="file", columns=", ".join(missing))
         rows: list[tuple[int, Row]] = []
+        problems: list[RowError] = []
         # Count records, not physical lines: a quoted cell may span several lines yet is
         # one spreadsheet row; a blank line is an (empty) spreadsheet row of its own.
         for number, values in enumerate(reader, start=2):
@@ -58,15 +70,29 @@ def parse_csv(data: bytes, kind: str) -> list[tuple[int, Row]]:
             # Short rows read as blank cells; cells beyond the header are ignored.
             padded = values + [""] * (len(header) - len(values))
             cells = {
-                k: v.strip() for k, v in zip(header, padded, strict=False) if k in COLUMNS[kind]
+                k: _cell(problems, number, k, v)
+                for k, v in zip(header, padded, strict=False)
+                if k in COLUMNS[kind]
             }
             if any(cells.values()):
                 rows.append((number, cells))
     except csv.Error as exc:
         raise DomainError("csv_unreadable", field="file") from exc
+    if problems:
+        raise RowErrors(problems)
     if not rows:
         raise DomainError("csv_empty", field="file")
     return rows
+
+
+def _cell(problems: list[RowError], row: int, column: str, value: str) -> str:
+    """A cell as read (NFC, trimmed), or "" with its problem recorded. A quoted cell may
+    span lines (a spreadsheet's wrapped text); names are read with their spaces folded."""
+    try:
+        return clean_text(value, field=column, multiline=True, limit=MAX_CELL).strip()
+    except DomainError as error:
+        problems.append(RowError(row, error.code, column, **error.params))
+        return ""
 
 
 # --- recording problems row by row ---------------------------------------------------------

@@ -3,9 +3,20 @@ which member sits in which seat, from when to when."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
+from typing import Any
 
-from sqlalchemy import Boolean, CheckConstraint, Date, Index, String, UniqueConstraint, text
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    Date,
+    Index,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.core.db import Base, CreatedAt, TenantScoped, tenant_fk
@@ -65,8 +76,8 @@ class PositionHolding(TenantScoped, CreatedAt, Base):
     __tablename__ = "position_holding"
     __table_args__ = (
         TenantScoped.tenant_key(),
-        tenant_fk("member_id", "membership", ondelete="CASCADE"),
-        tenant_fk("position_id", "position", ondelete="CASCADE"),
+        tenant_fk("member_id", "membership", ondelete="RESTRICT"),
+        tenant_fk("position_id", "position", ondelete="RESTRICT"),
         CheckConstraint("kind IN ('primary', 'secondary')", name="kind"),
         CheckConstraint("valid_to IS NULL OR valid_to >= valid_from", name="dates_ordered"),
         Index("ix_position_holding_position", "org_id", "position_id"),
@@ -86,3 +97,64 @@ class PositionHolding(TenantScoped, CreatedAt, Base):
 
     def __repr__(self) -> str:
         return f"<PositionHolding member={self.member_id} position={self.position_id} {self.kind}>"
+
+
+class SeatReservation(TenantScoped, CreatedAt, Base):
+    """A seat a CSV import gave someone who has been invited but has not joined yet:
+    taken when they accept (if the seat is still open to them then)."""
+
+    __tablename__ = "seat_reservation"
+    __table_args__ = (
+        TenantScoped.tenant_key(),
+        tenant_fk("position_id", "position", ondelete="RESTRICT"),
+        CheckConstraint("kind IN ('primary', 'secondary')", name="kind"),
+        Index("ix_seat_reservation_email", "org_id", "email"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(String(254))
+    position_id: Mapped[int]
+    kind: Mapped[str] = mapped_column(String(10))
+    valid_from: Mapped[date] = mapped_column(Date)
+    # When the person joined and the reservation was settled (seated or not).
+    settled_at: Mapped[datetime | None]
+
+
+class ImportStatus:
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    ALL = (QUEUED, RUNNING, DONE, FAILED)
+
+
+class ImportJob(TenantScoped, CreatedAt, Base):
+    """A CSV file an admin uploaded, read and applied by a worker (all or nothing)."""
+
+    __tablename__ = "import_job"
+    __table_args__ = (
+        TenantScoped.tenant_key(),
+        tenant_fk("created_by", "membership", ondelete="RESTRICT"),
+        CheckConstraint("kind IN ('units', 'positions', 'members')", name="kind"),
+        CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    filename: Mapped[str] = mapped_column(String(255))
+    # The file as text (UTF-8, already read once when it was accepted).
+    content: Mapped[str] = mapped_column(Text)
+    rows: Mapped[int]
+    status: Mapped[str] = mapped_column(String(10))
+    created_by: Mapped[int]
+    created: Mapped[int] = mapped_column(server_default=text("0"))
+    updated: Mapped[int] = mapped_column(server_default=text("0"))
+    invited: Mapped[int] = mapped_column(server_default=text("0"))
+    # Every bad row ({row, column, code, params}); nothing was applied when any is here.
+    problems: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    # A failure that is not about a row (the worker's own), by its message code.
+    failure: Mapped[str | None] = mapped_column(String(63))
+    finished_at: Mapped[datetime | None]
+
+    def __repr__(self) -> str:
+        return f"<ImportJob {self.id} {self.kind} {self.status}>"

@@ -10,7 +10,7 @@ from flask_babel import gettext as _
 from wtforms.fields import SelectChoice
 
 from portal.domain.errors import DomainError, NotFound, RowErrors
-from portal.orgchart import csv_import, csv_rows, services
+from portal.orgchart import csv_rows, services
 from portal.orgchart.forms import (
     EndHoldingForm,
     HoldingForm,
@@ -18,7 +18,7 @@ from portal.orgchart.forms import (
     PositionForm,
     UnitForm,
 )
-from portal.orgchart.services import pickers
+from portal.orgchart.services import imports, pickers
 from portal.web.auth import admin_required
 from portal.web.forms import attach_error, query_id
 from portal.web.messages import message_for
@@ -230,14 +230,17 @@ def end_holding(holding_id: int) -> ResponseReturnValue:
 @admin_required
 def import_csv() -> ResponseReturnValue:
     form = ImportForm()
-    context = {"form": form, "columns": csv_rows.COLUMNS, "row_errors": [], "result": None}
+    context = {"form": form, "columns": csv_rows.COLUMNS, "row_errors": []}
     if request.method == "GET":
         return render_template("orgchart/import.html", **context)
     if not form.validate_on_submit():
         return render_template("orgchart/import.html", **context), 422
     try:
-        context["result"] = csv_import.import_csv(
-            current_actor(), form.kind.data, form.file.data.read()
+        job_id = imports.start_import(
+            current_actor(),
+            kind=form.kind.data,
+            filename=form.file.data.filename or "",
+            data=form.file.data.read(),
         )
     except RowErrors as error:
         context["summary"] = message_for(error)
@@ -246,4 +249,16 @@ def import_csv() -> ResponseReturnValue:
     except DomainError as error:
         attach_error(form, error)
         return render_template("orgchart/import.html", **context), 422
-    return render_template("orgchart/import.html", **context)
+    return redirect(url_for(".import_status", job_id=job_id), code=303)
+
+
+@bp.get("/import/<int:job_id>")
+@admin_required
+def import_status(job_id: int) -> ResponseReturnValue:
+    """The import as it goes: the whole page, or (for htmx's polling) its status part."""
+    job = imports.get_import(current_actor(), job_id)
+    problems = [(e, message_for(e)) for e in job.problems]
+    failure = message_for(DomainError(job.failure)) if job.failure else None
+    polled = request.headers.get("HX-Request") == "true"
+    template = "orgchart/_import_status.html" if polled else "orgchart/import_status.html"
+    return render_template(template, job=job, problems=problems, failure=failure)

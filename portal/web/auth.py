@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any, ParamSpec, Protocol
 
-from flask import Flask, Response, abort, flash, g, redirect, request, url_for
+from flask import Flask, Response, abort, current_app, flash, g, redirect, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_login import current_user
 
+from portal.core.security import is_safe_next
 from portal.domain.errors import DomainError
 from portal.extensions import login_manager
 from portal.web.messages import message_for
@@ -29,6 +30,8 @@ class SessionUser:
     session_version: int
     # Active memberships, loaded with the user on each request (empty at sign-in).
     memberships: tuple[Any, ...] = ()
+    # The account signs in with a second factor.
+    two_factor: bool = False
 
     is_authenticated = True
     is_active = True
@@ -58,17 +61,21 @@ class StoredUser(Account, Protocol):
 
     @property
     def memberships(self) -> tuple[Any, ...]: ...
+    @property
+    def two_factor(self) -> bool: ...
 
 
 # (user id, session version) -> the user, or None when that session has ended.
 LoadUser = Callable[[int, int], StoredUser | None]
 
 
-def session_user(user: Account, memberships: tuple[Any, ...] = ()) -> SessionUser:
+def session_user(
+    user: Account, memberships: tuple[Any, ...] = (), *, two_factor: bool = False
+) -> SessionUser:
     """The session's user; signing in knows no memberships yet (the next request loads
     them with the user)."""
     return SessionUser(
-        user.id, user.email, user.name, user.locale, user.session_version, memberships
+        user.id, user.email, user.name, user.locale, user.session_version, memberships, two_factor
     )
 
 
@@ -88,7 +95,7 @@ def init_auth(app: Flask, *, load_user: LoadUser) -> None:
             # deactivation): say so, rather than the generic "please sign in".
             g.session_expired = True
             return None
-        return session_user(user, user.memberships)
+        return session_user(user, user.memberships, two_factor=user.two_factor)
 
     login_manager.session_protection = "basic"
 
@@ -114,13 +121,21 @@ def _unauthorized() -> Any:
     return redirect(location)
 
 
+def safe_next(default: str) -> str:
+    """Where to go after a form: the request's ``next`` if it stays on this site."""
+    target = request.values.get("next")
+    return target if target is not None and is_safe_next(target) else default
+
+
 P = ParamSpec("P")
 
 
 def admin_required(
     view: Callable[P, ResponseReturnValue],
 ) -> Callable[P, ResponseReturnValue]:
-    """For pages under /o/<org>/admin: members who are not admins get 403."""
+    """For pages under /o/<org>/admin: members who are not admins get 403; an admin of
+    an organization that asks its admins for a second factor, without one, is sent to
+    turn it on first."""
 
     @wraps(view)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> ResponseReturnValue:
@@ -131,6 +146,11 @@ def admin_required(
             abort(404)
         if not actor.is_admin:
             abort(403)
+        if g.get("admin_second_factor_missing"):
+            flash(message_for(DomainError("admin_two_factor_required")), "info")
+            page = current_app.extensions["portal.second_factor_page"]
+            target = request.full_path.rstrip("?") if request.method == "GET" else None
+            return redirect(url_for(page, next=target))
         return view(*args, **kwargs)
 
     return wrapper

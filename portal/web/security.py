@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from flask import Flask, Response
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
     "form-action 'self'"
 )
+
+
+def trust_proxies(app: Flask, count: int) -> None:
+    """Behind ``count`` proxies the client is the address the outermost one saw (and
+    the scheme it was asked with): the sign-in throttle must count clients, not the
+    proxy. Nothing is trusted from a request that came straight in."""
+    if count:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=count, x_proto=count)  # type: ignore[method-assign]
 
 
 def init_security_headers(app: Flask, *, production: bool) -> None:

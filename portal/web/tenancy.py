@@ -20,6 +20,9 @@ from portal.extensions import login_manager
 ResolveActor = Callable[[Iterable[Any], str, int, str | None], Actor | None]
 # The user's memberships -> the org switcher's list.
 OrganizationsOf = Callable[[Iterable[Any]], list[Any]]
+# (the user's memberships, org slug) -> whether that organization's admins need a
+# second factor.
+AdminTwoFactor = Callable[[Iterable[Any], str], bool]
 
 
 def current_actor() -> Actor:
@@ -30,10 +33,17 @@ def current_actor() -> Actor:
 
 
 def init_tenancy(
-    app: Flask, *, resolve_actor: ResolveActor, organizations_of: OrganizationsOf
+    app: Flask,
+    *,
+    resolve_actor: ResolveActor,
+    organizations_of: OrganizationsOf,
+    admin_two_factor: AdminTwoFactor,
+    second_factor_page: str,
 ) -> None:
     """``/o/<org>/…`` for every page; ``create_app`` wires in how the accounts feature
-    turns memberships into an actor and into the switcher's list."""
+    turns memberships into an actor and into the switcher's list, and where an admin
+    turns on the second factor their organization asks for."""
+    app.extensions["portal.second_factor_page"] = second_factor_page
 
     @app.url_value_preprocessor
     def _pull_org(endpoint: str | None, values: dict[str, Any] | None) -> None:
@@ -50,6 +60,9 @@ def init_tenancy(
             abort(404)
         g.actor = actor
         g.my_orgs = organizations_of(memberships)  # the layout's org switcher
+        g.admin_second_factor_missing = (
+            actor.is_admin and not current_user.two_factor and admin_two_factor(memberships, slug)
+        )
 
     @app.url_defaults
     def _push_org(endpoint: str, values: dict[str, Any]) -> None:

@@ -1,163 +1,17 @@
-"""Accounts services: sign-in and its throttle, sessions, locale, members administration."""
+"""Accounts services: sessions, locale, organizations, and what an admin may change about
+a membership (people join by invitation: tests/accounts/test_invitations.py)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from sqlalchemy import update
 
 from portal.accounts import queries as account_queries
 from portal.accounts import services
-from portal.accounts.models import User
-from portal.accounts.services import LoginThrottle
-from portal.core.queue import redis_holder
-from portal.core.ratelimit import FailureWindow
-from portal.core.uow import platform_work
 from portal.domain.actor import Role
-from portal.domain.errors import DomainError, Forbidden, NotFound
-from portal.web.messages import message_for
-from tests.factories import PASSWORD, locale_of, system_actor
+from portal.domain.errors import DomainError, NotFound
+from tests.factories import locale_of, system_actor
 
 ADDRESS = "198.51.100.7"
-
-
-def _throttle(*, per_account: int = 5, per_address: int = 20, seconds: int = 900) -> LoginThrottle:
-    redis = redis_holder.get()
-    return LoginThrottle(
-        by_account=FailureWindow(redis, "test-login-fail:account", per_account, seconds),
-        by_address=FailureWindow(redis, "test-login-fail:address", per_address, seconds),
-    )
-
-
-def _refusal(email: str, password: str, throttle: LoginThrottle, address: str = ADDRESS):
-    with pytest.raises(DomainError) as caught:
-        services.authenticate(email, password, address=address, throttle=throttle)
-    return caught.value
-
-
-def _minutes_named_in(error: DomainError) -> int:
-    """The wait a throttle refusal names (its one parameter, whatever it is called)."""
-    assert error.code == "login_throttled"
-    (minutes,) = error.params.values()
-    return minutes
-
-
-def _set_user_active(user_id: int, active: bool) -> None:
-    with platform_work(user_id=user_id) as uow:
-        uow.session.execute(update(User).where(User.id == user_id).values(active=active))
-
-
-# --- authenticate -----------------------------------------------------------------------
-
-
-def test_the_right_password_signs_the_user_in(acme):
-    user = services.authenticate(acme.admin.email, PASSWORD, address=ADDRESS, throttle=_throttle())
-    assert user.id == acme.admin.user_id
-
-
-def test_sign_in_ignores_the_case_and_spaces_around_the_email(acme):
-    user = services.authenticate(
-        f"  {acme.admin.email.upper()} ", PASSWORD, address=ADDRESS, throttle=_throttle()
-    )
-    assert user.id == acme.admin.user_id
-
-
-def test_a_wrong_password_is_refused_without_saying_whether_the_email_exists(acme):
-    throttle = _throttle()
-    assert services.authenticate(acme.admin.email, PASSWORD, address=ADDRESS, throttle=throttle)
-
-    wrong_password = _refusal(acme.admin.email, "not the password", throttle)
-    unknown_email = _refusal("nobody@example.test", PASSWORD, throttle)
-    assert wrong_password.code == unknown_email.code == "invalid_credentials"
-    assert wrong_password.params == unknown_email.params == {}
-    assert wrong_password.field is unknown_email.field is None
-
-
-def test_an_inactive_account_cannot_sign_in_even_with_the_right_password(acme):
-    throttle = _throttle()
-    assert services.authenticate(acme.admin.email, PASSWORD, address=ADDRESS, throttle=throttle)
-
-    _set_user_active(acme.admin.user_id, False)
-    assert _refusal(acme.admin.email, PASSWORD, throttle).code == "invalid_credentials"
-
-
-def test_five_failures_throttle_the_account_even_for_the_right_password(app, acme):
-    throttle = _throttle()
-    for _ in range(4):
-        assert _refusal(acme.admin.email, "wrong", throttle).code == "invalid_credentials"
-    # Four failures: the right password still works, and clears the count.
-    assert services.authenticate(acme.admin.email, PASSWORD, address=ADDRESS, throttle=throttle)
-
-    for _ in range(5):
-        assert _refusal(acme.admin.email, "wrong", throttle).code == "invalid_credentials"
-    throttled = _refusal(acme.admin.email, PASSWORD, throttle)
-    assert throttled.code == "login_throttled"
-    assert _minutes_named_in(throttled) == 15
-    with app.test_request_context():
-        assert "Try again in 15 minutes." in message_for(throttled)
-
-
-def test_an_account_throttle_names_at_least_one_minute_and_rounds_up(app, acme):
-    throttle = _throttle(seconds=61)
-    for _ in range(5):
-        _refusal(acme.admin.email, "wrong", throttle)
-    throttled = _refusal(acme.admin.email, PASSWORD, throttle)
-    assert _minutes_named_in(throttled) == 2
-    with app.test_request_context():
-        assert "Try again in 2 minutes." in message_for(throttled)
-
-
-def test_the_account_throttle_does_not_block_other_accounts(acme, make_member):
-    bob = make_member(acme.org, "Bob Builder")
-    throttle = _throttle()
-    for _ in range(5):
-        _refusal(acme.admin.email, "wrong", throttle)
-    assert _refusal(acme.admin.email, PASSWORD, throttle).code == "login_throttled"
-    assert services.authenticate(bob.email, PASSWORD, address=ADDRESS, throttle=throttle)
-
-
-def test_an_account_throttle_ends_with_its_window_so_there_is_no_permanent_lock_out(acme):
-    throttle = _throttle(seconds=1)
-    for _ in range(5):
-        _refusal(acme.admin.email, "wrong", throttle)
-    assert _refusal(acme.admin.email, PASSWORD, throttle).code == "login_throttled"
-    # Attempts during the block are not counted and do not push its end further out.
-    for _ in range(3):
-        assert _refusal(acme.admin.email, "wrong", throttle).code == "login_throttled"
-    failures = redis_holder.get().get(f"test-login-fail:account:{acme.admin.email}")
-    assert failures is not None and int(failures) == 5
-    assert throttle.by_account.blocked_for(acme.admin.email) <= 1
-
-    deadline = time.monotonic() + 3
-    while throttle.by_account.blocked_for(acme.admin.email) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    user = services.authenticate(acme.admin.email, PASSWORD, address=ADDRESS, throttle=throttle)
-    assert user.id == acme.admin.user_id
-
-
-def test_twenty_failures_from_one_address_throttle_every_account_from_it(acme):
-    throttle = _throttle()
-    assert services.authenticate(acme.admin.email, PASSWORD, address=ADDRESS, throttle=throttle)
-
-    # Spread over many emails, so no single account reaches its own limit.
-    for n in range(20):
-        _refusal(f"guess.{n}@example.test", "wrong", throttle)
-    throttled = _refusal(acme.admin.email, PASSWORD, throttle)
-    assert throttled.code == "login_throttled"
-    assert _minutes_named_in(throttled) == 15
-    # Another address is not affected.
-    other = services.authenticate(
-        acme.admin.email, PASSWORD, address="203.0.113.9", throttle=throttle
-    )
-    assert other.id == acme.admin.user_id
-
-
-def test_nineteen_failures_from_one_address_do_not_throttle_it(acme):
-    throttle = _throttle()
-    for n in range(19):
-        _refusal(f"guess.{n}@example.test", "wrong", throttle)
-    assert services.authenticate(acme.admin.email, PASSWORD, address=ADDRESS, throttle=throttle)
 
 
 # --- sessions ---------------------------------------------------------------------------
@@ -207,7 +61,10 @@ def test_a_deactivated_account_has_no_valid_session(acme):
     assert user is not None
     assert account_queries.load_session_user(user.id, user.session_version) is not None
 
-    _set_user_active(user.id, False)
+    services.set_account_active(acme.admin.email, False)
+    assert account_queries.load_session_user(user.id, user.session_version) is None
+    # Disabling ends the sessions too: enabling again does not bring the old one back.
+    services.set_account_active(acme.admin.email, True)
     assert account_queries.load_session_user(user.id, user.session_version) is None
 
 
@@ -237,7 +94,7 @@ def test_the_actor_speaks_the_users_locale_else_the_organizations(make_org, make
 
 def test_a_user_sees_only_the_organizations_where_they_are_an_active_member(acme, globex):
     person = acme.admin
-    services.create_member(system_actor(globex.org), email=person.email, name=person.name)
+    services.enrol_member(system_actor(globex.org), email=person.email)
     slugs = [o.slug for o in account_queries.list_my_organizations(person.user_id)]
     assert slugs == ["acme-test", "globex-test"]
 
@@ -255,64 +112,6 @@ def test_an_actor_exists_only_for_an_active_membership_of_an_existing_org(acme, 
 
 
 # --- members ----------------------------------------------------------------------------
-
-
-def test_a_new_member_gets_a_temporary_password_that_signs_them_in(acme, globex):
-    created = services.create_member(
-        acme.admin.actor, email="New.Person@Example.test", name="  New   Person ", roles=["auditor"]
-    )
-    assert created.temporary_password
-    assert created.member.email == "new.person@example.test"
-    assert created.member.name == "New Person"
-    assert created.member.roles == ("auditor",)
-    user = services.authenticate(
-        "new.person@example.test",
-        created.temporary_password,
-        address=ADDRESS,
-        throttle=_throttle(),
-    )
-    assert user.id == created.member.user_id
-    assert [m.email for m in account_queries.list_members(globex.admin.actor)] == [
-        globex.admin.email
-    ]
-
-
-def test_the_same_email_cannot_join_one_organization_twice(acme):
-    first = services.create_member(acme.admin.actor, email="twice@example.test", name="Twice")
-    assert first.temporary_password
-
-    with pytest.raises(DomainError) as caught:
-        services.create_member(acme.admin.actor, email="TWICE@example.test", name="Again")
-    assert caught.value.code == "duplicate_email"
-    assert caught.value.field == "email"
-    emails = [m.email for m in account_queries.list_members(acme.admin.actor)]
-    assert emails.count("twice@example.test") == 1
-
-
-def test_an_existing_account_joins_another_organization_with_its_own_password(acme, globex):
-    created = services.create_member(
-        acme.admin.actor, email=globex.admin.email, name="Someone Else"
-    )
-    assert created.temporary_password is None
-    assert created.member.name == globex.admin.name  # the account keeps its own name
-    user = services.authenticate(
-        globex.admin.email, PASSWORD, address=ADDRESS, throttle=_throttle()
-    )
-    assert user.id == globex.admin.user_id
-    assert [o.slug for o in account_queries.list_my_organizations(user.id)] == [
-        "acme-test",
-        "globex-test",
-    ]
-
-
-def test_only_an_admin_can_add_members(acme, make_member):
-    bob = make_member(acme.org, "Bob Builder")
-    assert services.create_member(acme.admin.actor, email="one@example.test", name="One")
-
-    with pytest.raises(Forbidden) as caught:
-        services.create_member(bob.actor, email="two@example.test", name="Two")
-    assert caught.value.code == "admin_required"
-    assert account_queries.find_user("two@example.test") is None
 
 
 def test_an_admin_can_deactivate_and_reactivate_a_member(acme, make_member):
@@ -382,3 +181,56 @@ def test_an_admin_cannot_touch_a_member_of_another_organization(acme, globex, ma
     untouched = account_queries.get_member(globex.admin.actor, foreign)
     assert untouched.active is True
     assert untouched.roles == ("admin",)
+
+
+# --- leaving, and organizations that close --------------------------------------------------
+
+
+def test_a_member_leaves_and_only_a_new_invitation_brings_them_back(acme, globex, make_member):
+    bob = make_member(acme.org, "Bob Builder")
+    assert account_queries.actor_for("acme-test", bob.user_id, None) is not None
+
+    services.leave_organization(bob.actor)
+
+    assert account_queries.actor_for("acme-test", bob.user_id, None) is None
+    row = account_queries.get_member(acme.admin.actor, bob.member_id)
+    assert (row.active, row.left) == (False, True)
+    with pytest.raises(DomainError) as refused:
+        services.reactivate_member(acme.admin.actor, bob.member_id)
+    assert refused.value.code == "member_left"
+    assert account_queries.get_member(acme.admin.actor, bob.member_id).active is False
+
+
+def test_the_only_admin_cannot_leave(acme, make_member):
+    olga = make_member(acme.org, "Olga Other", roles=(Role.ADMIN,))
+    services.leave_organization(olga.actor)  # another admin remains: fine
+
+    with pytest.raises(DomainError) as refused:
+        services.leave_organization(acme.admin.actor)
+    assert refused.value.code == "last_admin_leaving"
+    assert account_queries.actor_for("acme-test", acme.admin.user_id, None) is not None
+
+
+def test_an_archived_organization_is_closed_to_its_members_and_keeps_everything(acme, globex):
+    member_ids = [m.id for m in account_queries.list_members(acme.admin.actor)]
+    assert account_queries.actor_for("acme-test", acme.admin.user_id, None) is not None
+
+    services.archive_organization("acme-test")
+
+    assert account_queries.actor_for("acme-test", acme.admin.user_id, None) is None
+    assert account_queries.list_my_organizations(acme.admin.user_id) == []
+    assert account_queries.actor_for("globex-test", globex.admin.user_id, None) is not None
+    # Nothing of it is gone, and the platform can open it again.
+    assert [m.id for m in account_queries.list_members(acme.admin.actor)] == member_ids
+    services.restore_organization("acme-test")
+    assert account_queries.actor_for("acme-test", acme.admin.user_id, None) is not None
+
+
+def test_the_platform_alone_creates_organizations_and_never_inside_a_web_request(app, acme):
+    from portal.core.db import db
+    from portal.core.uow import OperatorInWebRequest
+
+    with db.connection_scope(), pytest.raises(OperatorInWebRequest):
+        services.create_organization("from-a-request", "From a request")
+    assert account_queries.find_organization("from-a-request") is None
+    assert services.create_organization("from-the-cli", "From the CLI").slug == "from-the-cli"

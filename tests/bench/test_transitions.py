@@ -12,7 +12,7 @@ def test_the_transitions_benchmark_measures_both_loops_and_leaves_nothing_behind
     backend, committed
 ):
     lines: list[str] = []
-    figures = bench_transitions(10, backend.app_url, progress=lines.append)
+    figures = bench_transitions(10, backend.app_url, backend.owner_url, progress=lines.append)
 
     assert figures.documents == 10
     assert figures.engine_per_second > 0 and figures.raw_per_second > 0

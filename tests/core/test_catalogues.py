@@ -29,7 +29,11 @@ def _catalogue(locale: str):
 
 
 def _source_msgids() -> set[str]:
-    method_map = [("portal/**.py", "python"), ("templates/**.html", "jinja2")]
+    method_map = [
+        ("portal/**.py", "python"),
+        ("templates/**.html", "jinja2"),
+        ("templates/**.txt", "jinja2"),
+    ]
     found: set[str] = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
         str(REPO_ROOT), method_map=method_map, keywords=KEYWORDS

@@ -7,6 +7,7 @@ from sqlalchemy import create_engine, select, text
 from sqlalchemy.pool import QueuePool
 
 from portal.accounts.models import Membership
+from portal.bench.cleanup import purge_organizations
 from portal.core.db import CrossTenantWrite, TenantNotSet, db
 from portal.core.uow import platform_work, unit_of_work
 from portal.orgchart.models import OrgUnit
@@ -155,8 +156,8 @@ def test_a_pooled_connection_never_carries_a_tenant_into_the_next_transaction(ba
     org_b = provision_organization("pool-b", "Pool B")
     try:
         for org, email in ((org_a, "a@pool.test"), (org_b, "b@pool.test")):
-            services.create_user(email, email, "pw-123456")
-            services.create_member(SystemActor(org_id=org.id), email=email, name=email)
+            services.create_user(email, email, "pw-12345678")
+            services.enrol_member(SystemActor(org_id=org.id), email=email)
         from sqlalchemy.orm import sessionmaker
 
         previous = (db.engine, db._factory)
@@ -181,8 +182,4 @@ def test_a_pooled_connection_never_carries_a_tenant_into_the_next_transaction(ba
             single.dispose()
             db.engine, db._factory = previous
     finally:
-        owner = create_engine(backend.owner_url)
-        with owner.begin() as conn:
-            conn.execute(text("DELETE FROM organization WHERE slug IN ('pool-a', 'pool-b')"))
-            conn.execute(text("DELETE FROM app_user WHERE email IN ('a@pool.test', 'b@pool.test')"))
-        owner.dispose()
+        purge_organizations(backend.owner_url, slug_like="pool-_", email_like="_@pool.test")

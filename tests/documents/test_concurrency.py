@@ -8,9 +8,10 @@ import uuid
 from decimal import Decimal
 
 import pytest
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import func, select
 
 from portal.accounts import services as accounts
+from portal.bench.cleanup import purge_organizations
 from portal.core.uow import unit_of_work
 from portal.documents import services as documents
 from portal.documents import transitions
@@ -42,7 +43,7 @@ def race_org(backend, committed):
         for n, email in enumerate(emails):
             accounts.create_user(email, f"Person {n}", "race-pass-123")
             roles = [Role.ADMIN] if n == 1 else []
-            accounts.create_member(system, email=email, name=f"Person {n}", roles=roles)
+            accounts.enrol_member(system, email=email, roles=roles)
         people = [actor_of(slug, email) for email in emails]
         unit = chart.create_unit(system, code="OPS", name="Operations")
         head = chart.create_position(system, code="HEAD", title="Head", unit_id=unit.id)
@@ -57,11 +58,7 @@ def race_org(backend, committed):
             chart.assign_position(system, member_id=approver.member_id, position_id=head.id)
         yield people
     finally:
-        owner = create_engine(backend.owner_url)
-        with owner.begin() as conn:
-            conn.execute(text("DELETE FROM organization WHERE slug = :slug"), {"slug": slug})
-            conn.execute(text("DELETE FROM app_user WHERE email LIKE :p"), {"p": f"{slug}-%"})
-        owner.dispose()
+        purge_organizations(backend.owner_url, slug_like=slug, email_like=f"{slug}-%")
 
 
 def _all_at_once(work, count: int) -> list[object]:

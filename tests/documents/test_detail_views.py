@@ -146,7 +146,7 @@ def test_a_submission_nobody_could_decide_is_refused_in_plain_words(app, people)
     siti = people("siti")
     system = SystemActor(org_id=siti.org_id, org_slug="acme")
     accounts.create_user("newbie@acme.example", "Nadia Newbie", DEMO_PASSWORD)
-    accounts.create_member(system, email="newbie@acme.example", name="Nadia Newbie")
+    accounts.enrol_member(system, email="newbie@acme.example")
     newbie = people("newbie")  # a member with no seat yet: no superior, no unit
     doc = documents.create_document(
         newbie, kind="expense_claim", title="Lunch", amount=Decimal("25.00"), fields=FIELDS
@@ -191,7 +191,7 @@ def test_a_refused_decision_costs_the_page_no_more_transactions_than_viewing_it(
     siti = people("siti")
     system = SystemActor(org_id=siti.org_id, org_slug="acme")
     accounts.create_user("newbie@acme.example", "Nadia Newbie", DEMO_PASSWORD)
-    accounts.create_member(system, email="newbie@acme.example", name="Nadia Newbie")
+    accounts.enrol_member(system, email="newbie@acme.example")
     newbie = people("newbie")
     doc = documents.create_document(
         newbie, kind="expense_claim", title="Lunch", amount=Decimal("25.00"), fields=FIELDS

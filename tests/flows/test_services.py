@@ -415,15 +415,14 @@ def test_the_app_role_may_not_update_or_delete_a_published_version(backend, acme
     view = queries.get_version(acme.admin.actor, "expense_claim", 1)
     assert view.digest == graph_json.digest_of(view.graph)
 
-    # Removing the whole organization is the one deletion that goes through.
-    with platform_work() as uow:
+    # Nor may it remove a whole organization: nothing it could do erases a tenant's history.
+    with pytest.raises(DBAPIError, match="permission denied"), platform_work() as uow:
         uow.session.execute(
             text("DELETE FROM organization WHERE id = :org"), {"org": globex.org.id}
         )
-    with unit_of_work(acme.org.id) as uow:
+    with unit_of_work(globex.org.id) as uow:
         count = text("SELECT count(*) FROM flow_version WHERE org_id = :org")
-        assert uow.session.scalar(count, {"org": globex.org.id}) == 0
-        assert uow.session.scalar(count, {"org": acme.org.id}) == len(SEEDED_KINDS)
+        assert uow.session.scalar(count, {"org": globex.org.id}) == len(SEEDED_KINDS)
 
 
 @postgres_only
@@ -470,9 +469,13 @@ def test_the_trigger_refuses_changing_a_version_even_for_the_table_owner(backend
 
                 assert conn.scalar(text("SELECT digest FROM flow_version")) == "original"
 
-                # Removing the whole organization is the one deletion that goes through.
-                conn.execute(text("DELETE FROM organization WHERE id = :org"), {"org": org_id})
-                assert conn.scalar(text("SELECT count(*) FROM flow_version")) == 0
+                # Nor can the owner remove the organization: its keys restrict, nothing
+                # cascades into its history.
+                savepoint = conn.begin_nested()
+                with pytest.raises(DBAPIError, match="violates foreign key constraint"):
+                    conn.execute(text("DELETE FROM organization WHERE id = :org"), {"org": org_id})
+                savepoint.rollback()
+                assert conn.scalar(text("SELECT count(*) FROM flow_version")) == 1
             finally:
                 outer.rollback()
     finally:
@@ -500,15 +503,14 @@ def test_on_sqlite_the_triggers_refuse_updating_or_deleting_a_version(backend, a
     view = queries.get_version(acme.admin.actor, "expense_claim", 1)
     assert view.digest == graph_json.digest_of(view.graph)
 
-    # Removing the whole organization is the one deletion that goes through.
-    with platform_work() as uow:
+    # Nor can a whole organization be removed: nothing cascades into its history.
+    with pytest.raises(DBAPIError, match="FOREIGN KEY constraint failed"), platform_work() as uow:
         uow.session.execute(
             text("DELETE FROM organization WHERE id = :org"), {"org": globex.org.id}
         )
-    with unit_of_work(acme.org.id) as uow:
+    with unit_of_work(globex.org.id) as uow:
         count = text("SELECT count(*) FROM flow_version WHERE org_id = :org")
-        assert uow.session.scalar(count, {"org": globex.org.id}) == 0
-        assert uow.session.scalar(count, {"org": acme.org.id}) == len(SEEDED_KINDS)
+        assert uow.session.scalar(count, {"org": globex.org.id}) == len(SEEDED_KINDS)
 
 
 # --- the version cache -------------------------------------------------------------------

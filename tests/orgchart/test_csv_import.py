@@ -8,12 +8,12 @@ import pytest
 
 from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
-from portal.core.security import verify_password
+from portal.accounts.services.invitations import accept_as_account
 from portal.domain.errors import DomainError, Forbidden, RowErrors
 from portal.orgchart import services
 from portal.orgchart.csv_import import import_csv
 from portal.orgchart.services import pickers
-from tests.factories import retire_position
+from tests.factories import join_by_invitation, open_invitation, retire_position, system_actor
 
 UNITS = b"""code,name,parent_code
 HQ,Head office,
@@ -67,6 +67,18 @@ def _import_structure(actor) -> None:
 # --- the happy path ----------------------------------------------------------------------------
 
 
+NEWCOMERS = (
+    ("bob@example.test", "Bob Builder"),
+    ("carol@example.test", "Carol Clerk"),
+    ("carol.x@example.test", "Carol Extra"),
+)
+
+
+def _all_join(org) -> None:
+    for email, name in NEWCOMERS:
+        join_by_invitation(org, email, name)
+
+
 def test_units_positions_and_members_import_into_a_linked_chart(acme, globex, today):
     admin = acme.admin.actor
     import_csv(globex.admin.actor, "units", UNITS)  # the same codes, in another organization
@@ -77,7 +89,11 @@ def test_units_positions_and_members_import_into_a_linked_chart(acme, globex, to
 
     assert (units.created, units.updated) == (3, 0)
     assert (positions.created, positions.updated) == (4, 0)
-    assert (members.created, members.updated) == (3, 1)  # Alice was already a member
+    # Alice was already a member; the others are invited, and seated as they join.
+    assert (members.created, members.updated, members.invited) == (0, 1, 3)
+    before = services.get_chart(admin)
+    assert [h.name for p in before.positions.values() for h in p.holders] == ["Alice Admin"]
+    _all_join(acme.org)
     chart = services.get_chart(admin)
     unit = {u.code: u for u in chart.units}
     pos = {p.code: p for p in chart.positions.values()}
@@ -103,23 +119,26 @@ def test_units_positions_and_members_import_into_a_linked_chart(acme, globex, to
     assert [n for _, n in chart.members_without_primary] == ["Carol Extra"]
 
 
-def test_only_new_accounts_get_a_temporary_password_that_opens_them(acme, today):
+def test_new_people_are_invited_alike_whether_or_not_they_have_an_account(acme, globex, today):
     admin = acme.admin.actor
     accounts.create_user("erin@example.test", "Erin Existing", "erin's own password")
+    accounts.enrol_member(system_actor(globex.org), email="erin@example.test")
     _import_structure(admin)
     data = _members(acme.admin.email) + b"erin@example.test,Erin Existing,,COO,,\n"
 
     result = import_csv(admin, "members", data)
 
-    # Alice (a member already) and Erin (an account already) keep their own passwords.
-    emails = [email for email, _ in result.passwords]
-    assert emails == ["bob@example.test", "carol@example.test", "carol.x@example.test"]
-    for email, password in result.passwords:
-        user = account_queries.find_user(email)
-        assert user is not None and verify_password(user.password_hash, password)
+    # Nobody gets a password from the import, and Erin's account elsewhere changes nothing.
+    assert (result.invited, result.updated) == (4, 1)
+    invited = [i.email for i in accounts.members_overview(admin).invitations]
+    assert sorted(invited) == sorted([e for e, _ in NEWCOMERS] + ["erin@example.test"])
+    assert "Erin Existing" not in [m.name for m in account_queries.list_members(admin)]
+    # Erin accepts with the account she has; her seat was kept for her.
     erin = account_queries.find_user("erin@example.test")
-    assert erin is not None and verify_password(erin.password_hash, "erin's own password")
-    assert "Erin Existing" in [m.name for m in account_queries.list_members(admin)]
+    assert erin is not None
+    accept_as_account(erin.id, open_invitation(acme.org, "erin@example.test")[1])
+    coo = next(p for p in services.get_chart(admin).positions.values() if p.code == "COO")
+    assert [h.name for h in coo.holders] == ["Erin Existing"]
 
 
 def test_imported_roles_are_given_to_new_members(acme, today):
@@ -127,6 +146,7 @@ def test_imported_roles_are_given_to_new_members(acme, today):
     _import_structure(admin)
 
     import_csv(admin, "members", _members(acme.admin.email))
+    _all_join(acme.org)
 
     roles = {m.name: set(m.roles) for m in account_queries.list_members(admin)}
     assert roles["Carol Clerk"] == {"auditor"}
@@ -169,12 +189,13 @@ def test_re_importing_the_same_members_file_seats_nobody_twice(acme, today):
     admin = acme.admin.actor
     _import_structure(admin)
     first = import_csv(admin, "members", _members(acme.admin.email))
+    _all_join(acme.org)
     holders = {p.code: len(p.holders) for p in services.get_chart(admin).positions.values()}
-    assert first.created == 3
+    assert first.invited == 3
 
     again = import_csv(admin, "members", _members(acme.admin.email))
 
-    assert (again.created, again.updated, again.passwords) == (0, 4, [])
+    assert (again.created, again.updated, again.invited) == (0, 4, 0)
     chart = services.get_chart(admin)
     assert {p.code: len(p.holders) for p in chart.positions.values()} == holders
 
@@ -183,6 +204,7 @@ def test_an_import_cannot_give_a_member_a_second_overlapping_primary_seat(acme, 
     admin = acme.admin.actor
     _import_structure(admin)
     import_csv(admin, "members", _members(acme.admin.email))
+    _all_join(acme.org)
     # A further secondary seat is fine...
     assert (
         import_csv(
@@ -347,7 +369,8 @@ def test_every_bad_member_row_is_reported_and_nobody_is_added_or_seated(acme, to
     _import_structure(admin)
     _retire(admin, "COO")
     seat_zed = b"email,name,position_code\nzed@example.test,Zed Zero,CEO\n"
-    assert import_csv(admin, "members", seat_zed).created == 1
+    assert import_csv(admin, "members", seat_zed).invited == 1
+    join_by_invitation(acme.org, "zed@example.test", "Zed Zero")
     before = [c.label for c in pickers.holding_form(admin).members]
 
     bad = (

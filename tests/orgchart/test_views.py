@@ -7,6 +7,7 @@ import re
 from datetime import date
 
 from portal.orgchart import services
+from portal.orgchart.jobs import run_import
 from tests.factories import retire_position, sign_in
 
 CHART = "/o/acme-test/admin/chart"
@@ -111,28 +112,77 @@ def test_a_position_form_refusing_a_reporting_cycle_says_why_beside_the_field(
     assert (saved.title, saved.reports_to_id) == ("Big boss", None)
 
 
+def _upload(client, token: str, data: bytes, kind: str = "units"):
+    return client.post(
+        f"{CHART}/import",
+        data={"kind": kind, "file": (io.BytesIO(data), "units.csv"), "csrf_token": token},
+        content_type="multipart/form-data",
+    )
+
+
+def _worked_off(client, acme, accepted) -> str:
+    """The worker runs the queued import; the status page as the admin then sees it."""
+    assert accepted.status_code == 303
+    status_url = accepted.headers["Location"]
+    job_id = int(status_url.rsplit("/", 1)[1])
+    waiting = client.get(status_url).get_data(as_text=True)
+    assert 'data-status="queued"' in waiting and 'hx-trigger="every 1s"' in waiting
+    assert run_import(acme.org.id, job_id) in ("done", "failed")
+    assert run_import(acme.org.id, job_id) == "not queued"  # a second delivery does nothing
+    return client.get(status_url).get_data(as_text=True)
+
+
 def test_an_uploaded_csv_with_bad_rows_lists_them_and_imports_nothing(client, login, acme, today):
     token = login(acme.admin)
 
-    def upload(data: bytes):
-        return client.post(
-            f"{CHART}/import",
-            data={"kind": "units", "file": (io.BytesIO(data), "units.csv"), "csrf_token": token},
-            content_type="multipart/form-data",
-        )
+    good = _upload(
+        client,
+        token,
+        b"code,name,parent_code\nHQ,Head office,\nFIN,Finance,HQ\nOPS,Operations,HQ\n",
+    )
+    done = _worked_off(client, acme, good)
+    assert "Imported: 3 created, 0 updated." in done
+    assert "hx-trigger" not in done  # finished: the page stops asking
 
-    good = upload(b"code,name,parent_code\nHQ,Head office,\nFIN,Finance,HQ\nOPS,Operations,HQ\n")
-    assert good.status_code == 200
-    assert "Imported: 3 created, 0 updated." in good.get_data(as_text=True)
+    bad = _upload(
+        client, token, b"code,name,parent_code\nLAB,Lab,HQ\n,Nameless,\nMKT,Marketing,NOWHERE\n"
+    )
 
-    bad = upload(b"code,name,parent_code\nLAB,Lab,HQ\n,Nameless,\nMKT,Marketing,NOWHERE\n")
-
-    assert bad.status_code == 422
-    html = bad.get_data(as_text=True)
+    html = _worked_off(client, acme, bad)
+    assert 'data-status="failed"' in html
     assert _error_rows(html) == [("3", "code"), ("4", "parent_code")]
     assert "There is no unit with the code “NOWHERE”." in html
     assert "Imported:" not in html
     assert [u.code for u in services.get_chart(acme.admin.actor).units] == ["HQ", "FIN", "OPS"]
+
+
+def test_a_cell_no_row_could_use_is_refused_at_upload_naming_its_row(client, login, acme, today):
+    token = login(acme.admin)
+    assert _upload(client, token, b"code,name\nHQ,Head office\n").status_code == 303
+
+    refused = _upload(client, token, b"code,name\nLAB,Lab\x00oratory\nOPS,Ops\x07\n")
+
+    assert refused.status_code == 422
+    assert _error_rows(refused.get_data(as_text=True)) == [("2", "name"), ("3", "name")]
+
+
+def test_another_orgs_import_is_not_found(app, client, login, acme, globex, today):
+    token = login(acme.admin)
+    mine = _upload(client, token, b"code,name\nHQ,Head office\n").headers["Location"]
+    assert client.get(mine).status_code == 200
+    browser, theirs_token = sign_in(app, globex.admin)
+    accepted = browser.post(
+        "/o/globex-test/admin/chart/import",
+        data={
+            "kind": "units",
+            "file": (io.BytesIO(b"code,name\nG,G\n"), "g.csv"),
+            "csrf_token": theirs_token,
+        },
+        content_type="multipart/form-data",
+    )
+    theirs = accepted.headers["Location"].rsplit("/", 1)[1]
+
+    assert client.get(f"{CHART}/import/{theirs}").status_code == 404
 
 
 def test_an_unreadable_upload_is_refused_beside_the_file_field(client, login, acme, today):
@@ -146,7 +196,7 @@ def test_an_unreadable_upload_is_refused_beside_the_file_field(client, login, ac
         },
         content_type="multipart/form-data",
     )
-    assert ok.status_code == 200
+    assert "Imported: 1 created" in _worked_off(client, acme, ok)
 
     refused = client.post(
         f"{CHART}/import",

@@ -38,4 +38,8 @@ ORGCHART: dict[str, str | tuple[str, str]] = {
     "value_required": N_("A value is required."),
     "duplicate_in_file": N_("“%(value)s” appears more than once in the file."),
     "invalid_boolean": N_("“%(value)s” is not yes or no."),
+    "member_left_import": N_(
+        "%(email)s left the organization; invite them again from the members page."
+    ),
+    "import_crashed": N_("The import stopped on an error of ours. Nothing was imported."),
 }

@@ -178,6 +178,21 @@ def _overlaps(a_from: date, a_to: date | None, b_from: date, b_to: date | None) 
     return (a_to is None or b_from <= a_to) and (b_to is None or a_from <= b_to)
 
 
+def primary_clash_in(
+    session: Session, member_id: int, start: date, end: date | None
+) -> PositionHolding | None:
+    """A primary seat the member holds at some point from ``start`` to ``end``."""
+    for other in session.scalars(
+        select(PositionHolding).where(
+            PositionHolding.member_id == member_id,
+            PositionHolding.kind == HoldingKind.PRIMARY,
+        )
+    ):
+        if _overlaps(start, end, other.valid_from, other.valid_to):
+            return other
+    return None
+
+
 def assign_position(
     actor: Actor | SystemActor,
     *,
@@ -205,20 +220,13 @@ def assign_position(
             raise DomainError("member_inactive", field="member_id", name=name)
         if not position.active:
             raise DomainError("position_retired", field="position_id", code=position.code)
-        if kind == HoldingKind.PRIMARY:
-            for other in s.scalars(
-                select(PositionHolding).where(
-                    PositionHolding.member_id == member_id,
-                    PositionHolding.kind == HoldingKind.PRIMARY,
-                )
-            ):
-                if _overlaps(start, valid_to, other.valid_from, other.valid_to):
-                    raise DomainError(
-                        "overlapping_primary",
-                        field="kind",
-                        name=name,
-                        start=other.valid_from.isoformat(),
-                    )
+        clash = (
+            primary_clash_in(s, member_id, start, valid_to) if kind == HoldingKind.PRIMARY else None
+        )
+        if clash is not None:
+            raise DomainError(
+                "overlapping_primary", field="kind", name=name, start=clash.valid_from.isoformat()
+            )
         holding = PositionHolding(
             member_id=member_id,
             position_id=position_id,

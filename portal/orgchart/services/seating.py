@@ -1,0 +1,42 @@
+"""Seats reserved by a CSV import for people who were invited and had not joined yet:
+taken when they join (accounts call this in the accepting unit of work)."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from portal.core.clock import clock
+from portal.orgchart.models import HoldingKind, Position, PositionHolding, SeatReservation
+from portal.orgchart.services.editing import primary_clash_in
+
+
+def settle_reservations_in(session: Session, member_id: int, email: str) -> None:
+    """Seat the member who just joined wherever a reservation for their address says,
+    if the seat is still open to them (active, and no primary seat of theirs overlaps);
+    either way the reservation is settled: a stale one never seats anyone later."""
+    now = clock.now()
+    for reservation in session.scalars(
+        select(SeatReservation)
+        .where(SeatReservation.email == email, SeatReservation.settled_at.is_(None))
+        .order_by(SeatReservation.id)
+        .with_for_update()
+    ):
+        reservation.settled_at = now
+        position = session.scalar(select(Position).where(Position.id == reservation.position_id))
+        if position is None or not position.active:
+            continue
+        if reservation.kind == HoldingKind.PRIMARY and primary_clash_in(
+            session, member_id, reservation.valid_from, None
+        ):
+            continue
+        session.add(
+            PositionHolding(
+                member_id=member_id,
+                position_id=reservation.position_id,
+                kind=reservation.kind,
+                valid_from=reservation.valid_from,
+                created_at=now,
+            )
+        )
+    session.flush()

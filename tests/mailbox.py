@@ -1,0 +1,84 @@
+"""A real SMTP server on loopback (aiosmtpd) for the tests, and what it received."""
+
+from __future__ import annotations
+
+import re
+import socket
+import threading
+from dataclasses import dataclass
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from typing import Any
+
+from aiosmtpd.controller import Controller
+
+
+@dataclass(frozen=True)
+class Received:
+    mail_from: str
+    recipients: tuple[str, ...]
+    message: EmailMessage
+
+    @property
+    def subject(self) -> str:
+        return str(self.message["Subject"])
+
+    def part(self, subtype: str) -> str:
+        body = self.message.get_body(preferencelist=(subtype,))
+        assert body is not None, f"no text/{subtype} part"
+        return str(body.get_content())
+
+    @property
+    def text(self) -> str:
+        return self.part("plain")
+
+    @property
+    def html(self) -> str:
+        return self.part("html")
+
+    def link(self, path_start: str) -> str:
+        """The first link in the plain text whose path starts with ``path_start``."""
+        found = re.search(rf"https?://[^\s/]+({re.escape(path_start)}[^\s]*)", self.text)
+        assert found, f"no link to {path_start} in:\n{self.text}"
+        return found.group(1)
+
+
+class Mailbox:
+    """Every message the server accepted, oldest first."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._received: list[Received] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802 - aiosmtpd's hook name
+        message = message_from_bytes(envelope.original_content, policy=policy.default)
+        assert isinstance(message, EmailMessage)
+        with self._lock:
+            self._received.append(Received(envelope.mail_from, tuple(envelope.rcpt_tos), message))
+        return "250 Message accepted"
+
+    def clear(self) -> None:
+        with self._lock:
+            self._received.clear()
+
+    @property
+    def received(self) -> list[Received]:
+        with self._lock:
+            return list(self._received)
+
+    def to(self, address: str) -> list[Received]:
+        return [r for r in self.received if address.lower() in (a.lower() for a in r.recipients)]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def start_smtp_server() -> tuple[Controller, Mailbox]:
+    mailbox = Mailbox()
+    controller = Controller(mailbox, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    return controller, mailbox
