@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.conftest import TEST_DB_NAME, _choose_backend_name, _redis_url, create_postgres_database
+from tests.mailbox import Mailbox, start_smtp_server
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -61,13 +62,30 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
 
 
 @pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def e2e_mailbox() -> Iterator[Mailbox]:
+    """The live portal's mail goes to a real SMTP server on loopback."""
+    controller, mailbox = start_smtp_server()
+    try:
+        yield mailbox
+    finally:
+        controller.stop()
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory, e2e_mailbox: Mailbox) -> Iterator[str]:
     instance = tmp_path_factory.mktemp("e2e-instance")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    smtp = e2e_mailbox.controller
     env = {
         **os.environ,
         "PORTAL_INSTANCE_DIR": str(instance),
         "PORTAL_SECRET_KEY": "e2e-secret",
         "PORTAL_LOGIN_MAX_FAILURES_PER_ADDRESS": "1000",
+        "PORTAL_BASE_URL": url,
+        "PORTAL_SMTP_HOST": smtp.hostname,
+        "PORTAL_SMTP_PORT": str(smtp.port),
+        "PORTAL_SMTP_SECURITY": "none",
     }
     if _choose_backend_name() == "services":
         app_url, owner_url = create_postgres_database(f"{TEST_DB_NAME}_e2e")
@@ -80,7 +98,6 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         env.update(PORTAL_DATABASE_URL=f"sqlite:///{instance / 'e2e.sqlite3'}", PORTAL_REDIS_URL="")
     portal = [sys.executable, "-m", "portal.cli"]
     subprocess.run([*portal, "demo", "--no-serve"], env=env, check=True, capture_output=True)
-    port = _free_port()
     log = open(instance / "server.log", "w")  # noqa: SIM115 - closed after the server stops
     server = subprocess.Popen(
         [*portal, "run", "--host", "127.0.0.1", "--port", str(port), "--without-threads"],
@@ -88,7 +105,13 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    url = f"http://127.0.0.1:{port}"
+    # On Redis, jobs (mail among them) run on a worker process of their own, as in
+    # production; the embedded mode runs its worker inside the server.
+    worker = (
+        subprocess.Popen([*portal, "worker"], env=env, stdout=log, stderr=subprocess.STDOUT)
+        if env.get("PORTAL_REDIS_URL")
+        else None
+    )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -102,8 +125,10 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 time.sleep(0.2)
         yield url
     finally:
-        server.terminate()
-        server.wait(10)
+        for process in (server, worker):
+            if process is not None:
+                process.terminate()
+                process.wait(10)
         log.close()
 
 

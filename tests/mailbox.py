@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import socket
 import threading
+import time
 from dataclasses import dataclass
 from email import message_from_bytes, policy
 from email.message import EmailMessage
@@ -49,6 +50,7 @@ class Mailbox:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._received: list[Received] = []
+        self.controller: Any = None  # the server that fills it
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802 - aiosmtpd's hook name
         message = message_from_bytes(envelope.original_content, policy=policy.default)
@@ -69,6 +71,15 @@ class Mailbox:
     def to(self, address: str) -> list[Received]:
         return [r for r in self.received if address.lower() in (a.lower() for a in r.recipients)]
 
+    def wait_for(self, address: str, *, count: int = 1, seconds: float = 20) -> list[Received]:
+        """The mail to ``address`` once ``count`` have arrived (a worker sends it)."""
+        deadline = time.monotonic() + seconds
+        while len(self.to(address)) < count and time.monotonic() < deadline:
+            time.sleep(0.1)
+        found = self.to(address)
+        assert len(found) >= count, f"{len(found)} mail(s) to {address} within {seconds} s"
+        return found
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -81,4 +92,5 @@ def start_smtp_server() -> tuple[Controller, Mailbox]:
     mailbox = Mailbox()
     controller = Controller(mailbox, hostname="127.0.0.1", port=free_port())
     controller.start()
+    mailbox.controller = controller
     return controller, mailbox

@@ -176,6 +176,8 @@ def dispatch_outbox(org_id: int | None, *, limit: int = 200) -> int:
                 event.dispatched_at = now
                 event.last_error = None
                 delivered += 1
+    else:  # the batch is spent and more may wait (a large import's mail): ring again
+        nudge(org_id)
     return delivered
 
 

@@ -745,3 +745,14 @@ def test_a_member_or_position_grantee_must_be_active_here():
     ]
     for v in found:
         assert "%(" not in str(MESSAGES[v.code]) % dict(v.params)
+
+
+@pytest.mark.parametrize("tail", ["\n", "\r\n", " ", "\t", "\x00"])
+def test_a_key_ending_in_an_invisible_character_is_not_a_key(tail):
+    """``re.match`` with ``$`` took "expense_claim\\n" for a key: a second, invisible
+    "Expense claim" flow could be published beside the real one."""
+    assert run(valid()) == []
+
+    assert codes(run(replace(valid(), kind=f"expense_claim{tail}"))) == ["flow_kind_invalid"]
+    renamed = replace(valid(), states=[replace(s, key=f"{s.key}{tail}") for s in valid().states])
+    assert "state_key_invalid" in codes(run(renamed))

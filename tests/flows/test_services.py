@@ -738,6 +738,18 @@ def test_a_document_naming_a_badly_formed_kind_is_refused(acme, globex):
     assert [f.kind for f in listing.list_flows(admin)] == sorted(SEEDED_KINDS)
 
 
+def test_a_kind_with_a_trailing_newline_cannot_become_a_second_invisible_flow(acme, globex):
+    admin = acme.admin.actor
+    travel = graph_json.dumps(replace(_leave(admin), kind="travel_request"))
+    assert transfer.import_draft(admin, travel).kind == "travel_request"  # the allowed case
+
+    for kind in ("expense_claim\n", "leave_request\r\n", "purchase_request "):
+        twin = graph_json.dumps(replace(_leave(admin), kind=kind))
+        error = _refusal(transfer.import_draft, admin, twin)
+        assert (error.code, error.field) == ("flow_kind_invalid", "file")
+    assert [f.kind for f in listing.list_flows(admin)] == sorted([*SEEDED_KINDS, "travel_request"])
+
+
 # --- readiness ---------------------------------------------------------------------------
 
 

@@ -33,7 +33,8 @@ from portal.web.tenancy import current_actor
 def _overview(status: int = 200, **forms: Any) -> ResponseReturnValue:
     page = render_template(
         "account/overview.html",
-        profile=forms.get("profile") or ProfileForm(data={"name": current_user.name}),
+        profile=forms.get("profile")
+        or ProfileForm(formdata=None, data={"name": current_user.name}),
         status_2fa=two_factor.two_factor_status(current_user.id),
         orgs=organizations_of(current_user.memberships),
         confirm=ConfirmForm(),
@@ -98,9 +99,10 @@ def _two_factor_page(status: int = 200, *, codes: RecoveryCodes | None = None, *
         qr=qr_svg(state.pending.uri, _("QR code to scan with an authenticator app"))
         if state.pending
         else None,
-        confirm_form=forms.get("confirm_form") or CodeForm(),
-        disable_form=forms.get("disable_form") or DisableTwoFactorForm(),
-        renew_form=forms.get("renew_form") or CodeForm(),
+        # The forms not being answered start empty (never holding the code just typed).
+        confirm_form=forms.get("confirm_form") or CodeForm(formdata=None),
+        disable_form=forms.get("disable_form") or DisableTwoFactorForm(formdata=None),
+        renew_form=forms.get("renew_form") or CodeForm(formdata=None),
         start_form=ConfirmForm(),
         codes=codes,
         next=safe_next(""),
