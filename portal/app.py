@@ -142,7 +142,6 @@ def _register_outbox_handlers(app: Flask, settings: Settings) -> None:
         composers=COMPOSERS,
         transport=transport_for(settings),
         sender=settings.mail_sender,
-        base_url=settings.base_url,
     )
     on_member_joined(settle_reservations_in)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -190,6 +191,11 @@ def demo(host: str, port: int, no_serve: bool) -> None:
     # The application itself (the one this command's app context belongs to, loaded
     # once by the CLI), not the context-local proxy to it.
     app = click.get_current_context().ensure_object(ScriptInfo).load_app()
+    if not os.environ.get("PORTAL_BASE_URL"):  # links in mail point at this server
+        shown = "127.0.0.1" if host in {"0.0.0.0", "::"} else host  # noqa: S104
+        app.extensions["portal.settings"] = settings.with_(base_url=f"http://{shown}:{port}")
+    if not settings.smtp_host:
+        click.echo(f"Mail is written to {settings.mail_directory}/ as .eml files.")
     run_simple(host, port, app, threaded=True)
 
 

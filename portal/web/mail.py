@@ -62,9 +62,9 @@ def init_mail(
     composers: Mapping[str, Composer],
     transport: Transport,
     sender: str,
-    base_url: str,
 ) -> None:
-    host = urlsplit(base_url).hostname or "localhost"
+    """Deliver ``mail.*`` events; links are built on the settings' ``base_url`` as it is
+    when the mail is sent (the demo serves on the port it was given)."""
 
     def deliver(session: Session, event: OutboxEvent) -> None:
         compose = composers.get(event.topic.removeprefix("mail."))
@@ -73,6 +73,8 @@ def init_mail(
         letter = compose(session, event.payload)
         if letter is None:  # nothing to say any more (revoked, renewed, used)
             return
+        base_url = app.extensions["portal.settings"].base_url
+        host = urlsplit(base_url).hostname or "localhost"
         # The outbox row's own id: a retry after a lost answer is the same message.
         message_id = f"<outbox.{event.id}.{event.org_id or 0}@{host}>"
         mail = render_letter(app, letter, base_url=base_url, message_id=message_id)

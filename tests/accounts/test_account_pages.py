@@ -246,7 +246,10 @@ def test_leaving_an_organization_from_the_account_page(acme, make_member, sign_i
     bob = make_member(acme.org, "Bob Builder")
     browser = sign_in(bob.email)
     page = browser.client.get("/account/").get_data(as_text=True)
-    assert "Acme Test" in page and 'action="/account/organizations/acme-test/leave"' in page
+    assert "Acme Test" in page and 'href="/account/organizations/acme-test/leave"' in page
+    asked = browser.client.get("/account/organizations/acme-test/leave").get_data(as_text=True)
+    assert "Leave Acme Test?" in asked and "Only a new invitation brings you back." in asked
+    assert browser.client.get("/o/acme-test/").status_code == 200  # asking changed nothing
     # Not someone else's organization: an organization one is not in does not exist.
     assert (
         browser.client.post(

@@ -103,3 +103,78 @@ def test_portal_db_upgrade_migrates_as_the_owner_and_grants_the_app_role(backend
             assert owned == 0
     finally:
         app_engine.dispose()
+
+
+def _accounts_at_0003(conn) -> None:
+    """An organization, an account with its password and a membership, as revision 0003
+    stored them."""
+    from sqlalchemy import text
+
+    conn.execute(
+        text(
+            "INSERT INTO organization (id, slug, name, base_currency, default_locale, created_at)"
+            " VALUES (1, 'kept', 'Kept', 'MYR', 'en', CURRENT_TIMESTAMP)"
+        )
+    )
+    conn.execute(
+        text(
+            "INSERT INTO app_user (id, email, name, password_hash, created_at)"
+            " VALUES (1, 'kept@example.test', 'Kept', 'argon2-hash-of-kept', CURRENT_TIMESTAMP)"
+        )
+    )
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT set_config('app.current_org', '1', true)"))
+    conn.execute(
+        text(
+            "INSERT INTO membership (org_id, user_id, roles, active, created_at)"
+            " VALUES (1, 1, '[]', true, CURRENT_TIMESTAMP)"
+        )
+    )
+
+
+def _round_trip_keeps_the_accounts(owner_url: str) -> None:
+    from sqlalchemy import text
+
+    migrate.upgrade(owner_url, revision="0003")
+    engine = create_engine(owner_url)
+    try:
+        with engine.begin() as conn:
+            _accounts_at_0003(conn)
+        migrate.upgrade(owner_url)
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT user_id, password_hash FROM credential")).all() == [
+                (1, "argon2-hash-of-kept")
+            ]
+            assert "password_hash" not in {c["name"] for c in inspect(conn).get_columns("app_user")}
+            actions = {
+                fk["name"]: (fk["options"] or {}).get("ondelete")
+                for fk in inspect(conn).get_foreign_keys("membership")
+            }
+            assert actions["fk_membership_user_id_app_user"] == "RESTRICT"
+        migrate.downgrade(owner_url, "0003")
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT password_hash FROM app_user")).scalar_one() == (
+                "argon2-hash-of-kept"
+            )
+            assert "credential" not in inspect(conn).get_table_names()
+        migrate.upgrade(owner_url)
+        with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":  # row-level security binds the owner too
+                conn.execute(text("SELECT set_config('app.current_org', '1', true)"))
+            assert conn.execute(text("SELECT count(*) FROM membership")).scalar_one() == 1
+    finally:
+        engine.dispose()
+
+
+def test_accounts_keep_their_passwords_up_and_down_through_the_boundary_revision(tmp_path):
+    _round_trip_keeps_the_accounts(f"sqlite:///{tmp_path / 'accounts.sqlite3'}")
+
+
+@pytest.mark.postgres_only
+def test_on_postgresql_accounts_keep_their_passwords_through_the_boundary_revision(backend):
+    if not backend.postgres:
+        pytest.skip("PostgreSQL round trip")
+    from tests.conftest import TEST_DB_NAME, create_postgres_database
+
+    _, owner_url = create_postgres_database(f"{TEST_DB_NAME}_accounts", migrated=False)
+    _round_trip_keeps_the_accounts(owner_url)

@@ -52,6 +52,7 @@ HOSTILE = (
     "' OR 1=1 --",
     "../../etc/passwd",
     "",
+    "   ",
 )
 # Actions that would end the session or leave the organization: not useful to flood.
 SKIPPED_ACTIONS = ("/logout", "/leave")
@@ -220,6 +221,41 @@ def test_uploaded_files_of_any_shape_are_refused_not_crashed_on(world):
                 content_type="multipart/form-data",
             )
             assert answer.status_code < 500, (kind, content[:10])
+
+
+QUERY_NAMES = (
+    "page",
+    "kind",
+    "state",
+    "version",
+    "revision",
+    "unit_id",
+    "position_id",
+    "member_id",
+    "items",
+    "amount",
+    "currency",
+    "as_of",
+    "next",
+)
+QUERY_VALUES = ("\x00", "١٢٣", "²", "9" * 5000, str(2**64), "x" * 2000, " ", "-1")
+MORE_GETS = (
+    "/o/acme/flows/expense_claim/export.json",
+    "/o/acme/flows/expense_claim/api/draft",
+    "/o/acme/flows/expense_claim/api/changes",
+    "/o/acme/flows/expense_claim/api/versions",
+    "/o/acme/inbox/rows",
+)
+
+
+def test_no_page_answers_hostile_query_strings_with_a_500(world):
+    browser = world["browser"]
+    for template in (*PAGES, *MORE_GETS):
+        page = template.format(**world).split("?")[0]
+        for name in QUERY_NAMES:
+            for value in QUERY_VALUES:
+                answer = browser.get(page, query_string={name: value})
+                assert answer.status_code < 500, (page, name, value[:20])
 
 
 def test_no_route_answers_hostile_path_parameters_with_a_500(app, world):

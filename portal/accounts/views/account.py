@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from flask import flash, redirect, render_template, url_for
+from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user
@@ -178,11 +178,14 @@ def two_factor_renew() -> ResponseReturnValue:
 # --- organizations ----------------------------------------------------------------------
 
 
-@account_bp.post("/organizations/<org>/leave")
+@account_bp.route("/organizations/<org>/leave", methods=["GET", "POST"])
 @login_required
 def leave() -> ResponseReturnValue:
+    """Asked first (what leaving means), then done."""
     actor = current_actor()  # tenancy took the slug: an organization the person is in
     name = next((m.name for m in current_user.memberships if m.slug == actor.org_slug), "")
+    if request.method == "GET":
+        return render_template("account/leave.html", org=name, confirm=ConfirmForm())
     if ConfirmForm().validate_on_submit():
         try:
             people.leave_organization(actor)
