@@ -15,7 +15,7 @@ from tests.factories import open_invitation
 
 
 def _portal(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return subprocess.run(  # noqa: S603 - our own CLI, with the test's arguments
         [sys.executable, "-m", "portal.cli", *args],
         cwd=cwd,
         env=env,

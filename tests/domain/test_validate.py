@@ -754,5 +754,7 @@ def test_a_key_ending_in_an_invisible_character_is_not_a_key(tail):
     assert run(valid()) == []
 
     assert codes(run(replace(valid(), kind=f"expense_claim{tail}"))) == ["flow_kind_invalid"]
-    renamed = replace(valid(), states=[replace(s, key=f"{s.key}{tail}") for s in valid().states])
+    renamed = replace(
+        valid(), states=tuple(replace(s, key=f"{s.key}{tail}") for s in valid().states)
+    )
     assert "state_key_invalid" in codes(run(renamed))

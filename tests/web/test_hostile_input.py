@@ -283,7 +283,7 @@ JSON_ENDPOINTS = (
     ("POST", "/o/acme/flows/expense_claim/api/draft/discard", ("revision",)),
     ("POST", "/o/acme/flows/expense_claim/api/draft/publish", ("revision",)),
 )
-JSON_VALUES = (
+JSON_VALUES: tuple[object, ...] = (
     "\u0000",
     "١٢٣",
     10**30,
