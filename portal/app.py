@@ -83,7 +83,8 @@ def _register_web(app: Flask, settings: Settings) -> None:
     from portal.web.tenancy import init_tenancy
 
     _register_throttles(app, settings)
-    init_request_input(app)  # first: the id converter must exist before any route
+    # First: the id converter must exist before any route.
+    init_request_input(app, trust_request_id=settings.trusted_proxies > 0)
     init_request_connection(app)  # before tenancy: the user's load uses it too
     init_auth(app, load_user=accounts.load_session_user)
     init_tenancy(

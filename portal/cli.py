@@ -83,10 +83,14 @@ def create_org(
     from portal.accounts import services
     from portal.domain.actor import Role, SystemActor
     from portal.domain.errors import DomainError
+    from portal.domain.naming import normalise_email, normalise_name
     from portal.provisioning import provision_organization
     from portal.web.messages import message_for
 
     try:
+        # The admin's address and name first: a bad one must not leave an organization
+        # behind with nobody to run it.
+        admin_email, admin_name = normalise_email(admin_email), normalise_name(admin_name)
         org = provision_organization(slug, name, base_currency=currency, default_locale=locale)
         system = SystemActor(org_id=org.id, org_slug=org.slug)
         services.invite_member(system, email=admin_email, name=admin_name, roles=[Role.ADMIN])

@@ -219,7 +219,7 @@ def _create_tables() -> None:
         "seat_reservation",
         sa.Column("id", ID, primary_key=True),
         _org_id("seat_reservation"),
-        sa.Column("email", sa.String(254), nullable=False),
+        sa.Column("invitation_id", ID, nullable=False),
         sa.Column("position_id", ID, nullable=False),
         sa.Column("kind", sa.String(10), nullable=False),
         sa.Column("valid_from", sa.Date(), nullable=False),
@@ -227,9 +227,16 @@ def _create_tables() -> None:
         sa.Column("created_at", TIMESTAMP, nullable=False),
         sa.UniqueConstraint("org_id", "id", name="uq_seat_reservation_org_id_id"),
         _fk("seat_reservation", "position_id", "position"),
+        _fk("seat_reservation", "invitation_id", "invitation"),
         sa.CheckConstraint("kind IN ('primary', 'secondary')", name="ck_seat_reservation_kind"),
+        sa.UniqueConstraint(
+            "org_id",
+            "invitation_id",
+            "position_id",
+            "kind",
+            name="uq_seat_reservation_org_id_invitation_id_position_id_kind",
+        ),
     )
-    op.create_index("ix_seat_reservation_email", "seat_reservation", ["org_id", "email"])
     op.create_table(
         "import_job",
         sa.Column("id", ID, primary_key=True),
@@ -239,6 +246,7 @@ def _create_tables() -> None:
         sa.Column("content", sa.Text(), nullable=False),
         sa.Column("rows", ID, nullable=False),
         sa.Column("status", sa.String(10), nullable=False),
+        sa.Column("started_at", TIMESTAMP),
         sa.Column("created_by", ID, nullable=False),
         sa.Column("created", ID, server_default=sa.text("0"), nullable=False),
         sa.Column("updated", ID, server_default=sa.text("0"), nullable=False),
@@ -364,7 +372,6 @@ def downgrade() -> None:
     with op.batch_alter_table("app_user") as batch:
         batch.alter_column("password_hash", existing_type=sa.String(255), server_default=None)
     op.drop_table("import_job")
-    op.drop_index("ix_seat_reservation_email", table_name="seat_reservation")
     op.drop_table("seat_reservation")
     op.drop_index("ix_invitation_open_email", table_name="invitation")
     op.drop_table("invitation")

@@ -98,10 +98,16 @@ class ProfileForm(FlaskForm):
     name = StringField(_l("Your name"), validators=[DataRequired(), Length(max=200)])
 
 
+class PasswordForm(FlaskForm):
+    """A step that needs the password again (starting two-factor sign-in)."""
+
+    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
+
+
 class DisableTwoFactorForm(FlaskForm):
     password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
     code = StringField(
-        _l("Authentication code"),
+        _l("Authentication code or recovery code"),
         validators=[DataRequired(), Length(max=40)],
         render_kw={"autocomplete": "one-time-code"},
     )

@@ -23,6 +23,7 @@ from portal.core.db import MAX_ID, storable_ids, table_of
 from portal.core.uow import operator_work, platform_work, unit_of_work_for
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.errors import NotFound
+from portal.domain.naming import lookup_email
 
 _MEMBER = table_of(Membership)
 _USER = table_of(User)
@@ -330,7 +331,7 @@ def actor_for(org_slug: str, user_id: int, user_locale: str | None) -> Actor | N
 def find_user(email: str) -> User | None:
     """The platform's look-up of an account (the CLI, seeding, tests)."""
     with operator_work() as uow:
-        return uow.session.scalar(select(User).where(User.email == email.strip().lower()))
+        return uow.session.scalar(select(User).where(User.email == lookup_email(email)))
 
 
 def find_organization(slug: str) -> Organization | None:

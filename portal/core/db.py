@@ -2,8 +2,8 @@
 
 Tenant isolation has two layers. This module is the first: every ORM statement that
 touches a ``TenantScoped`` model is filtered by the session's organization, and every
-new row is stamped with it. PostgreSQL row-level security is the second (see
-``migrations/tenancy.py``); ``after_begin`` feeds it the same organization.
+new row is stamped with it. PostgreSQL row-level security is the second (``core.rls``);
+``core.scope`` feeds it the same organization at the start of every transaction.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
-    text,
 )
 from sqlalchemy.engine import Connection, CursorResult, Engine, Result
 from sqlalchemy.orm import (
@@ -44,6 +43,7 @@ from sqlalchemy.orm import (
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.types import TypeDecorator
 
+from portal.core import scope as _scope  # noqa: F401 - sets row-level security's scope
 from portal.domain.errors import DomainError
 
 # No row id lies outside BIGINT: one from a request that does is no row's, and the
@@ -225,51 +225,6 @@ def _stamp_tenant(session: Session, _ctx: Any, _instances: Any) -> None:
             obj.org_id = org_id
         elif obj.org_id != org_id:
             raise CrossTenantWrite()
-
-
-# What row-level security reads (``core.rls``), from the unit of work's ``info``:
-# the organization, the signed-in user, the one email address an anonymous sign-in,
-# reset or invitation may look up, and whether the platform itself is at work.
-_SET_SCOPE = text(
-    "SELECT set_config('app.current_org', :org, true),"
-    " set_config('app.current_user', :user, true),"
-    " set_config('app.account_email', :email, true),"
-    " set_config('app.operator', :operator, true)"
-)
-
-
-def _scope_values(info: dict[str, Any]) -> dict[str, str]:
-    def text_of(key: str) -> str:
-        value = info.get(key)
-        return "" if value is None else str(value)
-
-    return {
-        "org": text_of("org_id"),
-        "user": text_of("user_id"),
-        "email": text_of("email"),
-        "operator": "on" if info.get("operator") else "",
-    }
-
-
-@event.listens_for(Session, "after_begin")
-def _set_database_tenant(session: Session, _txn: Any, connection: Connection) -> None:
-    # psycopg cannot bind parameters into SET LOCAL; set_config(..., true) is the
-    # transaction-local equivalent, so a pooled connection forgets it at commit.
-    if connection.dialect.name != "postgresql":
-        return
-    connection.execute(_SET_SCOPE, _scope_values(session.info))
-
-
-def rescope(session: Session, *, user_id: int | None = None, email: str | None = None) -> None:
-    """Narrow a unit of work that began without knowing whom it is about: an anonymous
-    sign-in finds the account by its email, then reads its credential as that user. The
-    organization never changes inside a transaction."""
-    if user_id is not None:
-        session.info["user_id"] = user_id
-    if email is not None:
-        session.info["email"] = email
-    if session.connection().dialect.name == "postgresql":
-        session.connection().execute(_SET_SCOPE, _scope_values(session.info))
 
 
 def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:

@@ -37,5 +37,17 @@ class LinkSigner:
             return None
         return payload if isinstance(payload, dict) else None
 
+    def sign_selector(self, purpose: str, owner: int, selector: str) -> str:
+        """A link naming a selector and whose it is (an organization, an account)."""
+        return self.sign(purpose, {"o": owner, "s": selector})
+
+    def read_selector(self, purpose: str, token: str) -> tuple[int, str] | None:
+        """(owner, selector) of a link ``sign_selector`` made for ``purpose``, or None."""
+        payload = self.read(purpose, token) or {}
+        owner, selector = payload.get("o"), payload.get("s")
+        if isinstance(owner, bool) or not isinstance(owner, int) or not isinstance(selector, str):
+            return None
+        return owner, selector
+
 
 link_signer = LinkSigner()

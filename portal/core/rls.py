@@ -64,10 +64,19 @@ APP_PRIVILEGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "org_unit": ("SELECT, INSERT", ("code", "name", "parent_id", "head_position_id")),
     "position": ("SELECT, INSERT", ("code", "title", "unit_id", "reports_to_id", "active")),
     "position_holding": ("SELECT, INSERT", ("valid_to",)),
-    "seat_reservation": ("SELECT, INSERT", ("settled_at",)),
+    "seat_reservation": ("SELECT, INSERT", ("valid_from", "settled_at")),
     "import_job": (
         "SELECT, INSERT",
-        ("status", "created", "updated", "invited", "problems", "failure", "finished_at"),
+        (
+            "status",
+            "started_at",
+            "created",
+            "updated",
+            "invited",
+            "problems",
+            "failure",
+            "finished_at",
+        ),
     ),
     "flow_draft": (
         "SELECT, INSERT, DELETE",
@@ -209,8 +218,13 @@ def drop_platform_policy_sql(table: str) -> list[str]:
 
 def outbox_policy_sql() -> list[str]:
     """The outbox holds organizations' events and account events (no organization):
-    a unit of work sees its organization's, or, naming none, the account events."""
-    both = f"org_id = {CURRENT_ORG} OR (org_id IS NULL AND {CURRENT_ORG} IS NULL)"
+    a unit of work sees its organization's; an account's own events are its own and
+    the platform's (which delivers them) — never an anonymous request's."""
+    own = f"(payload->>'user_id')::bigint = {CURRENT_USER}"
+    both = (
+        f"org_id = {CURRENT_ORG} OR (org_id IS NULL AND {CURRENT_ORG} IS NULL "
+        f"AND ({OPERATOR} OR {own}))"
+    )
     return [
         "DROP POLICY IF EXISTS tenant_isolation ON outbox",
         f"CREATE POLICY tenant_isolation ON outbox USING ({both}) WITH CHECK ({both})",

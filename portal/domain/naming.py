@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from portal.domain.errors import DomainError
 
@@ -28,10 +29,16 @@ def normalise_code(value: str, field: str = "code") -> str:
 
 
 def normalise_email(value: str, field: str = "email") -> str:
-    email = value.strip().lower()
+    email = lookup_email(value)
     if len(email) > 254 or not EMAIL.fullmatch(email):
         raise DomainError("invalid_email", field=field, email=value.strip())
     return email
+
+
+def lookup_email(value: str) -> str:
+    """An address as accounts are looked up by (stored lower-cased), without judging
+    it: signing in with a malformed address is just a failed sign-in."""
+    return unicodedata.normalize("NFC", value).strip().lower()
 
 
 def normalise_name(value: str, field: str = "name") -> str:

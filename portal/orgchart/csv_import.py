@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from portal.accounts.queries import MemberEntry, member_directory_in
 from portal.accounts.services.invitations import invite_in
 from portal.core.clock import clock
-from portal.core.uow import UnitOfWork, unit_of_work_for
+from portal.core.uow import UnitOfWork
 from portal.domain.actor import Actor, SystemActor, require_admin
 from portal.domain.errors import RowError, RowErrors
 from portal.domain.naming import normalise_code, normalise_email, normalise_name
@@ -31,7 +31,6 @@ from portal.orgchart.csv_rows import (
     Row,
     checked,
     has_required,
-    parse_csv,
     read_day,
     read_holding_kind,
     read_roles,
@@ -92,13 +91,6 @@ def import_rows_in(
     if errors:
         raise RowErrors(sorted(errors, key=lambda e: (e.row, e.column or "")))
     return apply()
-
-
-def import_csv(actor: Actor | SystemActor, kind: str, data: bytes) -> ImportResult:
-    """A whole file in one unit of work (the worker runs the same, with progress)."""
-    rows = parse_csv(data, kind)
-    with unit_of_work_for(actor) as uow:
-        return import_rows_in(uow, actor, kind, rows)
 
 
 # --- units ---------------------------------------------------------------------------------
@@ -324,18 +316,12 @@ def _import_members(ctx: _Context, rows: Rows, errors: list[RowError]) -> Apply:
         for applied, (_, email, name, roles, position_code, kind, start) in enumerate(parsed):
             member = members_by_email.get(email)
             if member is None:
-                invite_in(ctx.uow, ctx.actor, email=email, name=name, roles=roles)
+                invitation = invite_in(
+                    ctx.uow, ctx.actor, email=email, name=name, roles=roles, resend=False
+                )
                 result.invited += 1
-                if position_code is not None:  # theirs when they join
-                    session.add(
-                        SeatReservation(
-                            email=email,
-                            position_id=positions[position_code].id,
-                            kind=kind,
-                            valid_from=start,
-                            created_at=clock.now(),
-                        )
-                    )
+                if position_code is not None:  # theirs when they accept
+                    _reserve(session, invitation.id, positions[position_code].id, kind, start)
             else:
                 result.updated += 1
                 if position_code is not None:
@@ -353,6 +339,31 @@ def _import_members(ctx: _Context, rows: Rows, errors: list[RowError]) -> Apply:
         return result
 
     return apply
+
+
+def _reserve(
+    session: Session, invitation_id: int, position_id: int, kind: str, start: date
+) -> None:
+    """Keep a seat for an invitation (once: a second import of the file adds nothing)."""
+    kept = session.scalar(
+        select(SeatReservation).where(
+            SeatReservation.invitation_id == invitation_id,
+            SeatReservation.position_id == position_id,
+            SeatReservation.kind == kind,
+        )
+    )
+    if kept is None:
+        session.add(
+            SeatReservation(
+                invitation_id=invitation_id,
+                position_id=position_id,
+                kind=kind,
+                valid_from=start,
+                created_at=clock.now(),
+            )
+        )
+    elif kept.settled_at is None:
+        kept.valid_from = start
 
 
 def _already_seated(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from portal.accounts.queries import acting_member_in
 from portal.core.clock import clock
@@ -22,7 +22,7 @@ from portal.domain.errors import DomainError, RowErrors
 from portal.orgchart.csv_import import ImportResult, import_rows_in
 from portal.orgchart.csv_rows import parse_csv
 from portal.orgchart.models import ImportJob, ImportStatus
-from portal.orgchart.services.imports import PROGRESS_SECONDS, progress_key
+from portal.orgchart.services.imports import PROGRESS_SECONDS, STALE_AFTER, progress_key
 
 log = logging.getLogger(__name__)
 # Progress is written every so many rows (and at the end), not on every row.
@@ -30,15 +30,25 @@ PROGRESS_EVERY = 25
 
 
 def _claim(org_id: int, job_id: int) -> tuple[Actor | None, str, str] | None:
+    """Take a queued import, or one whose worker died (running far past any import's
+    time; its work was all rolled back with it)."""
+    now = clock.now()
     with unit_of_work(org_id) as uow:
         job = uow.session.scalar(
             select(ImportJob)
-            .where(ImportJob.id == job_id, ImportJob.status == ImportStatus.QUEUED)
+            .where(
+                ImportJob.id == job_id,
+                or_(
+                    ImportJob.status == ImportStatus.QUEUED,
+                    (ImportJob.status == ImportStatus.RUNNING)
+                    & (ImportJob.started_at < now - STALE_AFTER),
+                ),
+            )
             .with_for_update(skip_locked=True)
         )
         if job is None:
             return None
-        job.status = ImportStatus.RUNNING
+        job.status, job.started_at = ImportStatus.RUNNING, now
         return acting_member_in(uow.session, job.created_by), job.kind, job.content
 
 

@@ -100,19 +100,22 @@ class PositionHolding(TenantScoped, CreatedAt, Base):
 
 
 class SeatReservation(TenantScoped, CreatedAt, Base):
-    """A seat a CSV import gave someone who has been invited but has not joined yet:
-    taken when they accept (if the seat is still open to them then)."""
+    """A seat a CSV import gave someone it invited: taken when they accept that very
+    invitation (if the seat is still open to them then); a revoked or replaced
+    invitation's reservations never seat anyone."""
 
     __tablename__ = "seat_reservation"
     __table_args__ = (
         TenantScoped.tenant_key(),
         tenant_fk("position_id", "position", ondelete="RESTRICT"),
+        tenant_fk("invitation_id", "invitation", ondelete="RESTRICT"),
         CheckConstraint("kind IN ('primary', 'secondary')", name="kind"),
-        Index("ix_seat_reservation_email", "org_id", "email"),
+        # Importing the same file again reserves nothing twice.
+        UniqueConstraint("org_id", "invitation_id", "position_id", "kind"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    email: Mapped[str] = mapped_column(String(254))
+    invitation_id: Mapped[int]
     position_id: Mapped[int]
     kind: Mapped[str] = mapped_column(String(10))
     valid_from: Mapped[date] = mapped_column(Date)
@@ -146,6 +149,9 @@ class ImportJob(TenantScoped, CreatedAt, Base):
     content: Mapped[str] = mapped_column(Text)
     rows: Mapped[int]
     status: Mapped[str] = mapped_column(String(10))
+    # When a worker took it: a job "running" far longer than any import takes lost its
+    # worker, and the next delivery takes it over.
+    started_at: Mapped[datetime | None]
     created_by: Mapped[int]
     created: Mapped[int] = mapped_column(server_default=text("0"))
     updated: Mapped[int] = mapped_column(server_default=text("0"))

@@ -252,6 +252,18 @@ def import_csv() -> ResponseReturnValue:
     return redirect(url_for(".import_status", job_id=job_id), code=303)
 
 
+@bp.post("/import/<int:job_id>/restart")
+@admin_required
+def restart_import(job_id: int) -> ResponseReturnValue:
+    try:
+        imports.restart_import(current_actor(), job_id)
+    except NotFound:
+        raise
+    except DomainError as error:
+        flash(message_for(error), "error")
+    return redirect(url_for(".import_status", job_id=job_id), code=303)
+
+
 @bp.get("/import/<int:job_id>")
 @admin_required
 def import_status(job_id: int) -> ResponseReturnValue:

@@ -8,6 +8,7 @@ swap is not attempted for errors, htmx shows it in the error target); JSON clien
 from __future__ import annotations
 
 import logging
+import re
 
 from flask import Flask, jsonify, render_template, request
 from flask_babel import gettext
@@ -70,6 +71,14 @@ def _answer(status: int, code: str, message: str, details: dict | None = None):
     return render_template("errors/page.html", status=status, message=message, code=code), status
 
 
+# Paths whose last part is a link's secret: never written to a log.
+_LINK_PATHS = re.compile(r"(/invitations/|/password/reset/)[^/]+")
+
+
+def _loggable(path: str) -> str:
+    return _LINK_PATHS.sub(r"\1…", path)
+
+
 def init_errors(app: Flask) -> None:
     @app.errorhandler(DomainError)
     def _domain_error(error: DomainError):
@@ -99,7 +108,7 @@ def init_errors(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):
-        log.exception("unhandled error on %s %s", request.method, request.path)
+        log.exception("unhandled error on %s %s", request.method, _loggable(request.path))
         if app.testing and app.config.get("PROPAGATE_UNEXPECTED", True):
             raise error
         return _answer(500, "internal_error", gettext("Something went wrong on our side."))

@@ -4,7 +4,7 @@ Query strings and form posts are checked and normalised here (``domain.text_inpu
 no control characters (line breaks only in the fields a view names as multi-line), NFC,
 every value bounded. Ids in the path are ASCII digits within BIGINT, or the page does
 not exist. JSON bodies are read by ``json_body`` and nothing else. The request id is
-the server's own unless the client's matches a strict pattern; it is logged, stored
+the server's own (a trusted proxy's, when it matches a strict pattern); it is stored
 with decisions and answered in ``X-Request-Id``.
 """
 
@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from flask import Flask, Response, abort, g, request
+from flask import Flask, Response, abort, current_app, g, request
 from werkzeug.datastructures import ImmutableMultiDict, MultiDict
 from werkzeug.routing import BaseConverter, ValidationError
 
@@ -80,8 +80,12 @@ def _cleaned(
 
 
 def _request_id() -> str:
+    """The server's own id; behind trusted proxies, the proxy's when it is well formed
+    (so one id follows a request through the logs). A client never chooses what the
+    history records."""
     offered = request.headers.get("X-Request-Id", "")
-    return offered if _REQUEST_ID.fullmatch(offered) else secrets.token_hex(16)
+    trusted = current_app.config.get("PORTAL_TRUST_REQUEST_ID", False)
+    return offered if trusted and _REQUEST_ID.fullmatch(offered) else secrets.token_hex(16)
 
 
 def current_request_id() -> str:
@@ -105,8 +109,10 @@ def json_body(*, max_bytes: int) -> Any:
     return loads_strict(text)
 
 
-def init_request_input(app: Flask) -> None:
-    """Install the id converter (before any route is added) and the input check."""
+def init_request_input(app: Flask, *, trust_request_id: bool = False) -> None:
+    """Install the id converter (before any route is added) and the input check; take
+    a proxy's request id only when ``trust_request_id`` (trusted proxies configured)."""
+    app.config["PORTAL_TRUST_REQUEST_ID"] = trust_request_id
     app.url_map.converters["int"] = IdConverter
 
     @app.before_request

@@ -146,7 +146,15 @@ def test_two_factor_sign_in_from_setting_up_to_signing_in_with_a_code(app, acme,
     browser = sign_in(acme.admin.email)
     page = browser.client.get("/account/two-factor")
     assert "Set up two-factor sign-in" in page.get_data(as_text=True)
-    browser.client.post("/account/two-factor/start", data={"csrf_token": browser.csrf_token})
+    # Starting takes the password: a session left open is not enough.
+    refused = browser.client.post(
+        "/account/two-factor/start", data={"password": "wrong", "csrf_token": browser.csrf_token}
+    )
+    assert refused.status_code == 422
+    assert "That is not your current password." in refused.get_data(as_text=True)
+    browser.client.post(
+        "/account/two-factor/start", data={"password": PASSWORD, "csrf_token": browser.csrf_token}
+    )
     setup = browser.client.get("/account/two-factor").get_data(as_text=True)
     assert '<svg role="img"' in setup and 'data-testid="totp-secret"' in setup
     secret = _pending_secret(acme.admin.user_id)
@@ -186,7 +194,9 @@ def test_two_factor_sign_in_from_setting_up_to_signing_in_with_a_code(app, acme,
 
 def test_turning_two_factor_off_takes_the_password_and_a_code(acme, sign_in):
     browser = sign_in(acme.admin.email)
-    browser.client.post("/account/two-factor/start", data={"csrf_token": browser.csrf_token})
+    browser.client.post(
+        "/account/two-factor/start", data={"password": PASSWORD, "csrf_token": browser.csrf_token}
+    )
     secret = _pending_secret(acme.admin.user_id)
     browser.client.post(
         "/account/two-factor/confirm",
@@ -216,7 +226,9 @@ def test_an_organization_asking_admins_for_a_second_factor_sends_them_to_set_it_
     )
     assert refused.status_code == 422
     assert "Turn on two-factor sign-in for your own account first" in refused.get_data(as_text=True)
-    admin.client.post("/account/two-factor/start", data={"csrf_token": admin.csrf_token})
+    admin.client.post(
+        "/account/two-factor/start", data={"password": PASSWORD, "csrf_token": admin.csrf_token}
+    )
     secret = _pending_secret(acme.admin.user_id)
     admin.client.post(
         "/account/two-factor/confirm", data={"code": _code(secret), "csrf_token": admin.csrf_token}
@@ -265,3 +277,58 @@ def test_leaving_an_organization_from_the_account_page(acme, make_member, sign_i
     assert left.status_code == 302
     assert "You have left Acme Test." in browser.client.get("/account/").get_data(as_text=True)
     assert browser.client.get("/o/acme-test/").status_code == 404
+
+
+def test_turning_two_factor_on_ends_every_other_session(acme, sign_in):
+    here, elsewhere = sign_in(acme.admin.email), sign_in(acme.admin.email)
+    here.client.post(
+        "/account/two-factor/start", data={"password": PASSWORD, "csrf_token": here.csrf_token}
+    )
+    secret = _pending_secret(acme.admin.user_id)
+    assert elsewhere.client.get("/o/acme-test/").status_code == 200
+
+    here.client.post(
+        "/account/two-factor/confirm", data={"code": _code(secret), "csrf_token": here.csrf_token}
+    )
+
+    assert here.client.get("/o/acme-test/").status_code == 200
+    assert elsewhere.client.get("/o/acme-test/").status_code == 302  # whoever held it is out
+
+
+def test_a_lost_phone_is_replaced_with_a_recovery_code(acme, sign_in):
+    browser = sign_in(acme.admin.email)
+    browser.client.post(
+        "/account/two-factor/start", data={"password": PASSWORD, "csrf_token": browser.csrf_token}
+    )
+    secret = _pending_secret(acme.admin.user_id)
+    page = browser.client.post(
+        "/account/two-factor/confirm",
+        data={"code": _code(secret), "csrf_token": browser.csrf_token},
+    ).get_data(as_text=True)
+    recovery = re.findall(r"<li>([a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4})</li>", page)[0]
+    form = {"password": PASSWORD, "code": "not-a-code", "csrf_token": browser.csrf_token}
+    assert browser.client.post("/account/two-factor/disable", data=form).status_code == 422
+
+    off = browser.client.post("/account/two-factor/disable", data={**form, "code": recovery})
+
+    assert off.status_code == 302
+    browser.client.post(
+        "/account/two-factor/start", data={"password": PASSWORD, "csrf_token": browser.csrf_token}
+    )
+    assert _pending_secret(acme.admin.user_id) != secret  # a new phone, a new secret
+
+
+def test_a_reset_is_looked_up_on_a_worker_so_the_request_itself_touches_nothing(app, acme):
+    from portal.accounts.models import AccountToken
+    from tests.conftest import run_queued_jobs
+
+    browser = app.test_client()
+    browser.post(
+        "/password/forgot",
+        data={"email": acme.admin.email, "csrf_token": _token(browser, "/password/forgot")},
+    )
+    with platform_work(user_id=acme.admin.user_id) as uow:
+        assert uow.session.scalar(select(AccountToken.id)) is None
+    assert run_queued_jobs() == 1
+    with platform_work(user_id=acme.admin.user_id) as uow:
+        assert uow.session.scalar(select(AccountToken.id)) is not None

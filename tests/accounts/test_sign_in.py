@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from portal.accounts.queries import find_user
 from portal.accounts.services import set_account_active, two_factor
 from portal.accounts.services.sign_in import (
     LoginThrottle,
@@ -41,14 +42,14 @@ def _throttle(*, per_account: int = 5, per_address: int = 20, seconds: int = 900
     )
 
 
-def _sign_in(email: str, password: str, throttle: LoginThrottle, **attempt: str):
+def _sign_in(email: str, password: str, throttle: LoginThrottle, **attempt):
     return authenticate(
         SignInAttempt(email, password, attempt.pop("address", ADDRESS), **attempt),
         throttle=throttle,
     )
 
 
-def _refusal(email: str, password: str, throttle: LoginThrottle, **attempt: str) -> DomainError:
+def _refusal(email: str, password: str, throttle: LoginThrottle, **attempt) -> DomainError:
     with pytest.raises(DomainError) as caught:
         _sign_in(email, password, throttle, **attempt)
     return caught.value
@@ -60,7 +61,7 @@ def _turn_on_two_factor(user_id: int) -> str:
 
     from portal.accounts.models import Credential
 
-    two_factor.start_two_factor(user_id)
+    two_factor.start_two_factor(user_id, password=PASSWORD)
     with platform_work(user_id=user_id) as uow:
         secret = uow.session.scalar(
             select(Credential.totp_pending_secret).where(Credential.user_id == user_id)
@@ -68,6 +69,12 @@ def _turn_on_two_factor(user_id: int) -> str:
     assert secret is not None
     two_factor.confirm_two_factor(user_id, totp_code(secret, time_step(clock.now())))
     return secret
+
+
+def _version(email: str) -> int:
+    user = find_user(email)
+    assert user is not None
+    return user.session_version
 
 
 def _code(secret: str, steps_ahead: int = 0) -> str:
@@ -131,21 +138,23 @@ def test_five_failures_protect_the_account_from_strangers(app, acme):
 
 def test_a_stranger_cannot_lock_the_owner_out_of_a_device_they_signed_in_with(acme):
     throttle = _throttle()
-    # The owner's laptop has signed in before (it carries its device id).
-    assert _sign_in(acme.admin.email, PASSWORD, throttle, device="laptop-1")
+    # The owner's laptop has signed in before: it carries its id and the password's stamp.
+    stamp = _sign_in(acme.admin.email, PASSWORD, throttle).password_stamp
+    laptop = {"device": "laptop-1", "device_stamp": stamp}
 
     for _ in range(10):  # anyone, from anywhere
         _refusal(acme.admin.email, "guess", throttle, address=STRANGER)
     assert _refusal(acme.admin.email, PASSWORD, throttle).code == "login_protected"
 
-    owner = _sign_in(acme.admin.email, PASSWORD, throttle, device="laptop-1")
+    owner = _sign_in(acme.admin.email, PASSWORD, throttle, **laptop)
     assert owner.id == acme.admin.user_id
+    # A device id with another stamp (from before a password change) is a stranger's.
+    stale = {"device": "laptop-1", "device_stamp": stamp - 1}
+    assert _refusal(acme.admin.email, PASSWORD, throttle, **stale).code == "login_protected"
     # The owner's own typos on that device are counted on their own.
     for _ in range(5):
-        _refusal(acme.admin.email, "typo", throttle, device="laptop-1")
-    assert _refusal(acme.admin.email, PASSWORD, throttle, device="laptop-1").code == (
-        "login_throttled"
-    )
+        _refusal(acme.admin.email, "typo", throttle, **laptop)
+    assert _refusal(acme.admin.email, PASSWORD, throttle, **laptop).code == "login_throttled"
 
 
 def test_a_protected_account_still_opens_with_a_second_factor_given_with_the_password(acme):
@@ -164,6 +173,20 @@ def test_a_protected_account_still_opens_with_a_second_factor_given_with_the_pas
     assert _refusal(acme.admin.email, "guess", throttle, code=_code(secret, 1)).code == (
         "invalid_credentials"
     )
+
+
+def test_codes_given_with_the_password_count_against_the_account_from_any_address(acme):
+    secret = _turn_on_two_factor(acme.admin.user_id)
+    throttle = _throttle(per_address=1000)
+    for _ in range(6):
+        _refusal(acme.admin.email, "guess", throttle, address=STRANGER)
+    # Someone who knows the password guesses codes, each from another address.
+    for n in range(5):
+        wrong = _refusal(acme.admin.email, PASSWORD, throttle, code="000000", address=f"10.0.0.{n}")
+        assert wrong.code == "invalid_credentials"
+    # Past the account's limit even the right code is refused, from a fresh address too.
+    late = _refusal(acme.admin.email, PASSWORD, throttle, code=_code(secret, 1), address="10.9.9.9")
+    assert late.code == "invalid_credentials"
 
 
 def test_an_account_throttle_names_at_least_one_minute_and_rounds_up(app, acme):
@@ -237,11 +260,37 @@ def test_with_two_factor_on_the_password_alone_does_not_start_a_session(acme):
     halfway = _sign_in(acme.admin.email, PASSWORD, throttle)
     assert halfway.needs_second_factor
 
-    done = complete_second_factor(acme.admin.user_id, _code(secret, 1), throttle=throttle)
+    version = _version(acme.admin.email)
+    done = complete_second_factor(
+        acme.admin.user_id, _code(secret, 1), session_version=version, throttle=throttle
+    )
     assert done.id == acme.admin.user_id and not done.needs_second_factor
     # The same code is good once.
     with pytest.raises(DomainError, match="invalid_code"):
-        complete_second_factor(acme.admin.user_id, _code(secret, 1), throttle=throttle)
+        complete_second_factor(
+            acme.admin.user_id, _code(secret, 1), session_version=version, throttle=throttle
+        )
+
+
+def test_a_second_step_after_signing_out_everywhere_spends_nothing(acme):
+    from portal.accounts.services import end_sessions
+
+    secret = _turn_on_two_factor(acme.admin.user_id)
+    throttle = _throttle()
+    before = _version(acme.admin.email)
+    end_sessions(acme.admin.user_id)  # the owner signs out everywhere meanwhile
+
+    with pytest.raises(DomainError, match="sign_in_expired"):
+        complete_second_factor(
+            acme.admin.user_id, _code(secret, 1), session_version=before, throttle=throttle
+        )
+    # The code was not spent: the current sign-in still takes it.
+    assert complete_second_factor(
+        acme.admin.user_id,
+        _code(secret, 1),
+        session_version=_version(acme.admin.email),
+        throttle=throttle,
+    )
 
 
 def test_a_recovery_code_works_once_in_place_of_the_app(acme):
@@ -249,26 +298,36 @@ def test_a_recovery_code_works_once_in_place_of_the_app(acme):
 
     from portal.accounts.models import Credential
 
-    two_factor.start_two_factor(acme.admin.user_id)
+    two_factor.start_two_factor(acme.admin.user_id, password=PASSWORD)
     with platform_work(user_id=acme.admin.user_id) as uow:
         secret = uow.session.scalar(
             select(Credential.totp_pending_secret).where(Credential.user_id == acme.admin.user_id)
         )
-    codes = two_factor.confirm_two_factor(acme.admin.user_id, _code(secret or ""))
+    codes = two_factor.confirm_two_factor(acme.admin.user_id, _code(secret or "")).codes
     throttle = _throttle()
+    version = _version(acme.admin.email)
 
-    assert complete_second_factor(acme.admin.user_id, codes.shown[3].upper(), throttle=throttle)
+    assert complete_second_factor(
+        acme.admin.user_id, codes.shown[3].upper(), session_version=version, throttle=throttle
+    )
     with pytest.raises(DomainError, match="invalid_code"):
-        complete_second_factor(acme.admin.user_id, codes.shown[3], throttle=throttle)
+        complete_second_factor(
+            acme.admin.user_id, codes.shown[3], session_version=version, throttle=throttle
+        )
     assert two_factor.two_factor_status(acme.admin.user_id).recovery_codes_left == 9
 
 
 def test_wrong_codes_at_the_second_step_are_throttled(acme):
     secret = _turn_on_two_factor(acme.admin.user_id)
     throttle = _throttle()
+    version = _version(acme.admin.email)
     for _ in range(5):
         with pytest.raises(DomainError, match="invalid_code"):
-            complete_second_factor(acme.admin.user_id, "123456", throttle=throttle)
+            complete_second_factor(
+                acme.admin.user_id, "123456", session_version=version, throttle=throttle
+            )
     with pytest.raises(DomainError) as paused:
-        complete_second_factor(acme.admin.user_id, _code(secret, 1), throttle=throttle)
+        complete_second_factor(
+            acme.admin.user_id, _code(secret, 1), session_version=version, throttle=throttle
+        )
     assert paused.value.code == "login_throttled"

@@ -54,10 +54,19 @@ EXPECTED = {
     "org_unit": ({"SELECT", "INSERT"}, {"code", "name", "parent_id", "head_position_id"}),
     "position": ({"SELECT", "INSERT"}, {"code", "title", "unit_id", "reports_to_id", "active"}),
     "position_holding": ({"SELECT", "INSERT"}, {"valid_to"}),
-    "seat_reservation": ({"SELECT", "INSERT"}, {"settled_at"}),
+    "seat_reservation": ({"SELECT", "INSERT"}, {"valid_from", "settled_at"}),
     "import_job": (
         {"SELECT", "INSERT"},
-        {"status", "created", "updated", "invited", "problems", "failure", "finished_at"},
+        {
+            "status",
+            "started_at",
+            "created",
+            "updated",
+            "invited",
+            "problems",
+            "failure",
+            "finished_at",
+        },
     ),
     "flow_draft": (
         {"SELECT", "INSERT", "DELETE"},
@@ -224,3 +233,26 @@ def test_an_organization_is_created_only_by_the_platform(backend, app):
 
     with operator_work() as uow:  # the allowed case: the operator's own scope
         uow.session.execute(insert)
+
+
+def test_account_mail_in_the_outbox_is_its_owners_and_the_platforms_only(
+    backend, acme, globex, app
+):
+    _skip_unless_postgres(backend)
+    from portal.accounts.services import passwords
+    from portal.core.uow import operator_work
+
+    passwords.issue_password_reset(acme.admin.email)
+    rows = text("SELECT count(*) FROM outbox WHERE org_id IS NULL")
+    with platform_work(user_id=acme.admin.user_id) as uow:  # the account itself
+        assert uow.session.scalar(rows) == 1
+    with operator_work() as uow:  # the worker that delivers it
+        assert uow.session.scalar(rows) == 1
+    for scope in (
+        platform_work(),  # an anonymous request
+        platform_work(email=acme.admin.email),  # one that names the address
+        platform_work(user_id=globex.admin.user_id),  # someone else
+        unit_of_work(acme.org.id, user_id=acme.admin.user_id),  # an organization's page
+    ):
+        with scope as uow:
+            assert uow.session.scalar(rows) == 0

@@ -9,9 +9,11 @@ import pytest
 from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
 from portal.accounts.services.invitations import accept_as_account
+from portal.core.uow import unit_of_work_for
 from portal.domain.errors import DomainError, Forbidden, RowErrors
 from portal.orgchart import services
-from portal.orgchart.csv_import import import_csv
+from portal.orgchart.csv_import import ImportResult, import_rows_in
+from portal.orgchart.csv_rows import parse_csv
 from portal.orgchart.services import pickers
 from tests.factories import join_by_invitation, open_invitation, retire_position, system_actor
 
@@ -36,6 +38,14 @@ bob@example.test,Bob Builder,,CFO,primary,2026-02-01
 Carol@Example.test,Carol Clerk,auditor,AP-1,,
 carol.x@example.test,Carol Extra,,CFO,secondary,2026-02-01
 """.encode()
+
+
+def import_csv(actor, kind: str, data: bytes) -> ImportResult:
+    """A whole file checked and applied in one unit of work, as the worker's job does
+    (tests/orgchart/test_import_worker.py runs the job itself)."""
+    rows = parse_csv(data, kind)
+    with unit_of_work_for(actor) as uow:
+        return import_rows_in(uow, actor, kind, rows)
 
 
 def _rows(error: RowErrors) -> list[tuple[int, str | None, str]]:

@@ -286,3 +286,34 @@ def test_a_units_head_is_chosen_among_its_own_active_seats_only(client, login, a
     assert select, "no head picker on the unit page"
     offered = re.findall(r'<option[^>]*value="(\d*)"', select.group(0))
     assert offered == ["", str(cfo.id)]
+
+
+def test_an_import_whose_worker_went_away_can_be_started_again(client, login, acme, today):
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from portal.core.clock import clock
+    from portal.core.uow import unit_of_work
+    from portal.orgchart.models import ImportJob
+
+    token = login(acme.admin)
+    status_url = _upload(client, token, b"code,name\nHQ,Head office\n").headers["Location"]
+    job_id = int(status_url.rsplit("/", 1)[1])
+    restart = f"{CHART}/import/{job_id}/restart"
+    refused = client.post(restart, data={"csrf_token": token}, follow_redirects=True)
+    assert "That import is not stuck" in refused.get_data(as_text=True)  # queued: leave it
+
+    # A worker took it and died: it has said "running" for an hour.
+    with unit_of_work(acme.org.id) as uow:
+        uow.session.execute(
+            update(ImportJob)
+            .where(ImportJob.id == job_id)
+            .values(status="running", started_at=clock.now() - timedelta(hours=1))
+        )
+    stuck = client.get(status_url).get_data(as_text=True)
+    assert "the worker running it went away" in stuck and "hx-trigger" not in stuck
+
+    assert client.post(restart, data={"csrf_token": token}).status_code == 303
+    assert run_import(acme.org.id, job_id) == "done"
+    assert "Imported: 1 created" in client.get(status_url).get_data(as_text=True)

@@ -178,13 +178,29 @@ def test_json_with_tenant_data_is_never_cached(client, login, acme):
     assert answer.headers["Cache-Control"] == "no-store"
 
 
-def test_the_request_id_is_the_servers_unless_the_offered_one_is_well_formed(client):
+def test_the_request_id_is_the_servers_and_a_trusted_proxys_only_when_well_formed(
+    app, client, monkeypatch
+):
     mine = client.get("/login").headers["X-Request-Id"]
     assert len(mine) == 32 and mine != client.get("/login").headers["X-Request-Id"]
     offered = "edge-4f9c2a1b-7e6d"
+    # Straight from a client, an offered id is ignored: it never reaches the history.
+    assert client.get("/login", headers={"X-Request-Id": offered}).headers["X-Request-Id"] != (
+        offered
+    )
+
+    monkeypatch.setitem(app.config, "PORTAL_TRUST_REQUEST_ID", True)  # behind a proxy
     assert client.get("/login", headers={"X-Request-Id": offered}).headers["X-Request-Id"] == (
         offered
     )
     for hostile in ("x" * 65, "short", "has space here", "semi;colon-1234", "ünïcode-12345"):
         answered = client.get("/login", headers={"X-Request-Id": hostile}).headers["X-Request-Id"]
         assert answered != hostile and len(answered) == 32
+
+
+def test_a_links_secret_never_reaches_the_log():
+    from portal.web.errors import _loggable
+
+    assert _loggable("/o/acme/documents/EXP-1") == "/o/acme/documents/EXP-1"
+    assert _loggable("/invitations/eyJvIjoxfQ.abc/join") == "/invitations/…/join"
+    assert _loggable("/password/reset/eyJ1IjoxfQ.xyz") == "/password/reset/…"

@@ -22,9 +22,9 @@ from portal.accounts.models import Invitation, Membership, Organization, User
 from portal.accounts.queries import MemberRow, member_names, member_rows_in
 from portal.accounts.services.people import new_account_in
 from portal.core.clock import clock
-from portal.core.db import rescope
 from portal.core.links import link_signer
 from portal.core.outbox import OutboxEvent, add_events, nudge
+from portal.core.scope import rescope
 from portal.core.uow import UnitOfWork, platform_work, unit_of_work, unit_of_work_for
 from portal.domain.actor import Actor, SystemActor, check_roles, require_admin
 from portal.domain.credentials import check_new_password
@@ -40,9 +40,9 @@ from portal.domain.naming import normalise_email, normalise_name
 
 LINK_PURPOSE = "invitation"
 
-# Called in the accepting unit of work with (session, member id, invited email): the
+# Called in the accepting unit of work with (session, member id, invitation id): the
 # org chart seats people its CSV import reserved a place for. Wired by create_app.
-JoinedHook = Callable[[Session, int, str], None]
+JoinedHook = Callable[[Session, int, int], None]
 _joined_hooks: list[JoinedHook] = []
 
 
@@ -89,11 +89,14 @@ def invite_in(
     email: str,
     name: str,
     roles: list[str],
+    resend: bool = True,
 ) -> Invitation:
     """Invite ``email`` inside the caller's unit of work (the members page, the CSV
-    import): a new invitation, or the open one for that address renewed with these
-    name and roles and a new link. Refused only for what this organization itself
-    knows: the address is already one of its members."""
+    import): a new invitation, or the open one for that address with these name and
+    roles. An open one is sent again with a new link when ``resend`` (an admin asking
+    again, never twice within a minute) or when it has expired; otherwise (a file
+    imported again) it keeps its link and nobody is mailed twice. Refused only for what
+    this organization itself knows: the address is already one of its members."""
     s = uow.session
     member = s.execute(
         select(Membership.active, Membership.left_at)
@@ -116,23 +119,29 @@ def invite_in(
         )
         .with_for_update()
     )
+    send = True
     if invitation is None:
-        invitation = Invitation(email=email, send_count=1, created_at=now)
+        invitation = Invitation(email=email, send_count=0, created_at=now)
         s.add(invitation)
-    else:
-        invitation.send_count += 1
+    elif invitation.expires_at > now:
+        if resend and now - invitation.sent_at < RESEND_PAUSE:
+            raise DomainError("resent_just_now", field="email", email=email)
+        send = resend
     invitation.name = name
     invitation.roles = roles
     invitation.invited_by = actor.member_id
-    invitation.selector = _new_selector()
-    invitation.sent_at = now
-    invitation.expires_at = now + INVITATION_VALID
+    if send:
+        invitation.selector = _new_selector()
+        invitation.sent_at = now
+        invitation.expires_at = now + INVITATION_VALID
+        invitation.send_count += 1
     try:
         with s.begin_nested():
             s.flush()
     except IntegrityError as exc:  # another admin invited the same address a moment ago
         raise DomainError("already_invited", field="email", email=email) from exc
-    _send(uow, invitation)
+    if send:
+        _send(uow, invitation)
     return invitation
 
 
@@ -142,6 +151,10 @@ class MembersOverview:
 
     members: list[MemberRow]
     invitations: list[InvitationRow]
+
+
+def _overview_in(session: Session) -> MembersOverview:
+    return MembersOverview(member_rows_in(session), open_invitations_in(session))
 
 
 def invite_member(
@@ -154,13 +167,13 @@ def invite_member(
     roles_list = check_roles(roles)
     with unit_of_work_for(actor) as uow:
         invite_in(uow, actor, email=email, name=name, roles=roles_list)
-        return MembersOverview(member_rows_in(uow.session), open_invitations_in(uow.session))
+        return _overview_in(uow.session)
 
 
 def members_overview(actor: Actor) -> MembersOverview:
     require_admin(actor)
     with unit_of_work_for(actor) as uow:
-        return MembersOverview(member_rows_in(uow.session), open_invitations_in(uow.session))
+        return _overview_in(uow.session)
 
 
 def _load_open(session: Session, invitation_id: int) -> Invitation:
@@ -254,15 +267,14 @@ def _undeliverable(session: Session, rows: list[Invitation]) -> set[int]:
 
 def invitation_link(org_id: int, selector: str) -> str:
     """The token a mail's link carries (signed; the database holds only the selector)."""
-    return link_signer.sign(LINK_PURPOSE, {"o": org_id, "s": selector})
+    return link_signer.sign_selector(LINK_PURPOSE, org_id, selector)
 
 
 def _read_link(token: str) -> tuple[int, str]:
-    payload = link_signer.read(LINK_PURPOSE, token)
-    org_id, selector = (payload or {}).get("o"), (payload or {}).get("s")
-    if not isinstance(org_id, int) or not isinstance(selector, str):
+    found = link_signer.read_selector(LINK_PURPOSE, token)
+    if found is None:
         raise DomainError("invitation_invalid")
-    return org_id, selector
+    return found
 
 
 @dataclass(frozen=True)
@@ -285,6 +297,11 @@ def _load_by_link(session: Session, selector: str) -> Invitation:
     )
     if invitation is None:  # a link replaced by a resend, or never ours
         raise DomainError("invitation_invalid")
+    archived = session.scalar(
+        select(Organization.archived_at).where(Organization.id == invitation.org_id)
+    )
+    if archived is not None:
+        raise DomainError("organization_closed")
     require_pending(
         invitation_state(
             accepted_at=invitation.accepted_at,
@@ -347,7 +364,7 @@ def _join_in(session: Session, invitation: Invitation, user_id: int) -> Joined:
     invitation.accepted_at = clock.now()
     invitation.member_id = member.id
     for hook in _joined_hooks:
-        hook(session, member.id, invitation.email)
+        hook(session, member.id, invitation.id)
     slug = session.scalar(select(Organization.slug).where(Organization.id == invitation.org_id))
     user = session.scalar(select(User).where(User.id == user_id))
     assert slug is not None and user is not None
@@ -370,9 +387,13 @@ def accept_with_new_account(
         check_new_password(password, email=invitation.email, field="new_password")
         if _account_id_in(s, invitation.email) is not None:
             raise DomainError("invitation_has_account")
-        user = new_account_in(
-            s, email=invitation.email, name=name, password=password, locale=locale
-        )
+        try:
+            with s.begin_nested():
+                user = new_account_in(
+                    s, email=invitation.email, name=name, password=password, locale=locale
+                )
+        except IntegrityError as exc:  # made a moment ago, through another invitation
+            raise DomainError("invitation_has_account") from exc
         rescope(s, user_id=user.id)
         return _join_in(s, invitation, user.id)
 

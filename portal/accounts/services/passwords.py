@@ -19,14 +19,16 @@ from portal.accounts.models import AccountToken, Credential, User
 from portal.accounts.services.credentials import account_mail_in, credential_for_update_in
 from portal.accounts.services.people import bump_session_version_in
 from portal.core.clock import clock
-from portal.core.db import rescope
 from portal.core.links import link_signer
+from portal.core.queue import enqueue
 from portal.core.ratelimit import FailureWindow
+from portal.core.scope import rescope
 from portal.core.security import hash_password, verify_password
 from portal.core.uow import UnitOfWork, platform_work
 from portal.domain.credentials import check_new_password
 from portal.domain.errors import DomainError
 from portal.domain.invitations import PASSWORD_RESET_VALID
+from portal.domain.naming import lookup_email
 
 LINK_PURPOSE = "password_reset"
 
@@ -59,10 +61,12 @@ def change_password(user_id: int, *, current: str, new: str) -> int:
 
 
 def request_password_reset(email: str, *, address: str, throttle: ResetThrottle) -> None:
-    """Send a reset link if ``email`` has an account; the caller answers the same either
-    way. A client asking too often is told to wait (that says nothing about any
-    account); an address asked for too often silently gets no more mail for a while."""
-    email = email.strip().lower()
+    """Queue a reset link for ``email``; the caller answers the same whether it has an
+    account or not, and at once: the look-up happens on a worker
+    (``issue_password_reset``), so not even the time taken tells. A client asking too
+    often is told to wait (that says nothing about any account); an address asked for
+    too often silently gets no more mail for a while."""
+    email = lookup_email(email)
     wait = throttle.by_address.blocked_for(address)
     if wait:
         raise DomainError("reset_throttled", num=max(1, -(-wait // 60)), seconds=wait)
@@ -70,6 +74,12 @@ def request_password_reset(email: str, *, address: str, throttle: ResetThrottle)
     if throttle.by_email.blocked_for(email):
         return
     throttle.by_email.record_failure(email)
+    enqueue("portal.accounts.jobs.send_password_reset", email)
+
+
+def issue_password_reset(email: str) -> None:
+    """A reset link for the account ``email`` names, if there is one (a worker's job)."""
+    email = lookup_email(email)
     with platform_work(email=email) as uow:
         s = uow.session
         user = s.scalar(select(User).where(User.email == email, User.active.is_(True)))
@@ -100,15 +110,14 @@ def request_password_reset(email: str, *, address: str, throttle: ResetThrottle)
 
 
 def reset_link(user_id: int, selector: str) -> str:
-    return link_signer.sign(LINK_PURPOSE, {"u": user_id, "s": selector})
+    return link_signer.sign_selector(LINK_PURPOSE, user_id, selector)
 
 
 def _read_link(token: str) -> tuple[int, str]:
-    payload = link_signer.read(LINK_PURPOSE, token) or {}
-    user_id, selector = payload.get("u"), payload.get("s")
-    if not isinstance(user_id, int) or not isinstance(selector, str):
+    found = link_signer.read_selector(LINK_PURPOSE, token)
+    if found is None:
         raise DomainError("reset_link_invalid")
-    return user_id, selector
+    return found
 
 
 def _usable_token(session: Session, user_id: int, selector: str) -> AccountToken:

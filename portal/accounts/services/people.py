@@ -13,10 +13,11 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from portal.accounts.models import Credential, Membership, User
+from portal.accounts.models import Credential, Membership, Organization, User
 from portal.accounts.queries import MemberRow, member_rows_in
 from portal.core.clock import clock
-from portal.core.db import rescope, rows_changed
+from portal.core.db import rows_changed
+from portal.core.scope import rescope
 from portal.core.security import hash_password
 from portal.core.uow import operator_work, platform_work, unit_of_work_for
 from portal.domain.actor import Actor, Role, SystemActor, check_roles, require_admin
@@ -108,6 +109,12 @@ def _member_row(session: Session, member_id: int) -> MemberRow:
 
 
 def active_admin_ids_in(session: Session) -> set[int]:
+    """The organization's active admins, counted under a lock on the organization: two
+    admins demoting or leaving at once are taken one after the other, so the second
+    sees the first's change and an organization is never left without an admin."""
+    session.execute(
+        select(Organization.id).where(Organization.id == session.info["org_id"]).with_for_update()
+    )
     rows = session.execute(
         select(Membership.id, Membership.roles).where(Membership.active.is_(True))
     )

@@ -1,6 +1,8 @@
 """Two-factor sign-in with an authenticator app (time-based codes), and recovery codes
-for the day the phone is lost. Only the account's owner turns it on or off; turning it
-off takes the password and a code, and the owner is told by mail either way."""
+for the day the phone is lost. Only the account's owner turns it on or off, and each
+takes the password: a session someone else got hold of cannot take the account over.
+Turning it on ends every other session; turning it off takes a code from the app or a
+recovery code (the phone may be gone). The owner is told by mail either way."""
 
 from __future__ import annotations
 
@@ -10,7 +12,12 @@ from datetime import datetime
 from sqlalchemy import select
 
 from portal.accounts.models import Credential, User
-from portal.accounts.services.credentials import account_mail_in, credential_for_update_in
+from portal.accounts.services.credentials import (
+    account_mail_in,
+    credential_for_update_in,
+    spend_second_factor,
+)
+from portal.accounts.services.people import bump_session_version_in
 from portal.core.clock import clock
 from portal.core.security import verify_password
 from portal.core.uow import platform_work
@@ -62,20 +69,30 @@ def _enrolment(secret: str, email: str) -> Enrolment:
     return Enrolment(provisioning_uri(secret, email), grouped(secret))
 
 
-def start_two_factor(user_id: int) -> Enrolment:
-    """A new secret to scan; nothing changes at sign-in until a code confirms it."""
+def start_two_factor(user_id: int, *, password: str) -> Enrolment:
+    """A new secret to scan, given the password; nothing changes at sign-in until a code
+    confirms it."""
     with platform_work(user_id=user_id) as uow:
         credential = credential_for_update_in(uow.session, user_id)
         if credential.totp_enabled_at is not None:
             raise DomainError("two_factor_already_on")
+        if not verify_password(credential.password_hash, password):
+            raise DomainError("wrong_password", field="password")
         email = uow.session.scalar(select(User.email).where(User.id == user_id)) or ""
         credential.totp_pending_secret = new_totp_secret()
         return _enrolment(credential.totp_pending_secret, email)
 
 
-def confirm_two_factor(user_id: int, code: str) -> RecoveryCodes:
-    """Turn two-factor sign-in on with the first code from the app; the recovery codes
-    are shown to their owner once, from this answer."""
+@dataclass(frozen=True)
+class TurnedOn:
+    # Shown to their owner once, from this answer.
+    codes: RecoveryCodes
+    # Every other session ended; the caller's carries on under this version.
+    session_version: int
+
+
+def confirm_two_factor(user_id: int, code: str) -> TurnedOn:
+    """Turn two-factor sign-in on with the first code from the app."""
     with platform_work(user_id=user_id) as uow:
         credential = credential_for_update_in(uow.session, user_id)
         secret = credential.totp_pending_secret
@@ -91,17 +108,13 @@ def confirm_two_factor(user_id: int, code: str) -> RecoveryCodes:
         credential.totp_enabled_at, credential.totp_last_step = clock.now(), step
         credential.recovery_codes = list(codes.stored)
         account_mail_in(uow, "mail.two_factor_on", user_id)
-        return codes
+        return TurnedOn(codes, bump_session_version_in(uow.session, user_id))
 
 
 def _check_code(credential: Credential, code: str) -> None:
-    assert credential.totp_secret is not None
-    step = accepted_step(
-        credential.totp_secret, code, at=clock.now(), last_step=credential.totp_last_step
-    )
-    if step is None:
+    """A code from the app, or a recovery code (spent)."""
+    if not spend_second_factor(credential, code):
         raise DomainError("invalid_code", field="code")
-    credential.totp_last_step = step
 
 
 def disable_two_factor(user_id: int, *, password: str, code: str) -> None:

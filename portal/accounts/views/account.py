@@ -16,6 +16,7 @@ from portal.accounts.forms import (
     CodeForm,
     ConfirmForm,
     DisableTwoFactorForm,
+    PasswordForm,
     ProfileForm,
 )
 from portal.accounts.queries import organizations_of
@@ -103,7 +104,7 @@ def _two_factor_page(status: int = 200, *, codes: RecoveryCodes | None = None, *
         confirm_form=forms.get("confirm_form") or CodeForm(formdata=None),
         disable_form=forms.get("disable_form") or DisableTwoFactorForm(formdata=None),
         renew_form=forms.get("renew_form") or CodeForm(formdata=None),
-        start_form=ConfirmForm(),
+        start_form=forms.get("start_form") or PasswordForm(formdata=None),
         codes=codes,
         next=safe_next(""),
     )
@@ -119,11 +120,14 @@ def two_factor_page() -> ResponseReturnValue:
 @account_bp.post("/two-factor/start")
 @login_required
 def two_factor_start() -> ResponseReturnValue:
-    if ConfirmForm().validate_on_submit():
-        try:
-            two_factor.start_two_factor(current_user.id)
-        except DomainError as error:
-            flash(message_for(error), "error")
+    form = PasswordForm()
+    if not form.validate_on_submit():
+        return _two_factor_page(422, start_form=form)
+    try:
+        two_factor.start_two_factor(current_user.id, password=form.password.data or "")
+    except DomainError as error:
+        attach_error(form, error, default_field="password")
+        return _two_factor_page(422, start_form=form)
     return redirect(url_for(".two_factor_page", next=safe_next("") or None))
 
 
@@ -134,13 +138,19 @@ def two_factor_confirm() -> ResponseReturnValue:
     if not form.validate_on_submit():
         return _two_factor_page(422, confirm_form=form)
     try:
-        codes = two_factor.confirm_two_factor(current_user.id, form.code.data or "")
+        turned_on = two_factor.confirm_two_factor(current_user.id, form.code.data or "")
     except DomainError as error:
         attach_error(form, error, default_field="code")
         return _two_factor_page(422, confirm_form=form)
-    login_user(replace(current_user._get_current_object(), two_factor=True))
-    flash(_("Two-factor sign-in is on."), "success")
-    return _two_factor_page(codes=codes)
+    # This browser carries on; every other session (whoever held it) has ended.
+    signed_in = replace(
+        current_user._get_current_object(),
+        two_factor=True,
+        session_version=turned_on.session_version,
+    )
+    login_user(signed_in)
+    flash(_("Two-factor sign-in is on. You were signed out everywhere else."), "success")
+    return _two_factor_page(codes=turned_on.codes)
 
 
 @account_bp.post("/two-factor/disable")

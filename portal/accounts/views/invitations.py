@@ -20,7 +20,7 @@ from portal.web.messages import message_for
 
 def _refused(error: DomainError) -> ResponseReturnValue:
     page = render_template("accounts/link_refused.html", message=message_for(error))
-    return page, 410 if error.code != "invitation_invalid" else 404
+    return page, 404 if error.code == "invitation_invalid" else 410
 
 
 def _page(token: str, view: invitations.InvitationView, form: JoinForm, status: int = 200):
@@ -59,6 +59,9 @@ def join(token: str) -> ResponseReturnValue:
             locale=str(get_locale()),
         )
     except DomainError as error:
+        if error.code == "invitation_has_account":  # made meanwhile: sign in to accept
+            flash(message_for(error), "info")
+            return _page(token, invitations.read_invitation(token), form, 409)
         if error.field is None:
             return _refused(error)
         attach_error(form, error, default_field="new_password")

@@ -27,7 +27,6 @@ def _members_page(
     form: InviteForm | None = None,
     status: int = 200,
     *,
-    overview: invitations.MembersOverview | None = None,
     settings: OrganizationSettingsForm | None = None,
 ) -> ResponseReturnValue:
     actor = current_actor()
@@ -35,7 +34,7 @@ def _members_page(
     required = account_queries.admin_two_factor_required(current_user.memberships, actor.org_slug)
     page = render_template(
         "accounts/members.html",
-        overview=overview or invitations.members_overview(actor),
+        overview=invitations.members_overview(actor),
         form=form or InviteForm(),
         settings=settings or OrganizationSettingsForm(data={"require_admin_two_factor": required}),
         confirm=ConfirmForm(),
@@ -57,15 +56,16 @@ def invite() -> ResponseReturnValue:
         return _members_page(form, 422)
     email = (form.email.data or "").strip()
     try:
-        overview = invitations.invite_member(
+        invitations.invite_member(
             current_actor(), email=email, name=form.name.data or "", roles=form.roles()
         )
     except DomainError as error:
         attach_error(form, error)
         return _members_page(form, 422)
-    # The same words whether or not the address has an account anywhere.
+    # The same words whether or not the address has an account anywhere; and a redirect,
+    # so reloading the page does not send the mail again.
     flash(_("An invitation is on its way to %(email)s.", email=email.lower()), "success")
-    return _members_page(InviteForm(formdata=None), 201, overview=overview)
+    return redirect(url_for(".members"), code=303)
 
 
 def _invitation_change(

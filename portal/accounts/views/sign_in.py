@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import time
 
 from flask import current_app, flash, redirect, render_template, request, session, url_for
 from flask.typing import ResponseReturnValue
@@ -29,8 +28,10 @@ from portal.accounts.forms import (
 from portal.accounts.services import passwords, people, sign_in
 from portal.accounts.views import bp
 from portal.config import SUPPORTED_LOCALES
+from portal.core.clock import clock
 from portal.core.links import link_signer
 from portal.domain.errors import DomainError
+from portal.domain.naming import lookup_email
 from portal.web.auth import safe_next, session_user
 from portal.web.forms import attach_error
 from portal.web.messages import message_for
@@ -47,16 +48,19 @@ def _throttle() -> sign_in.LoginThrottle:
 
 
 def _email_tag(email: str) -> str:
-    return hashlib.sha256(email.strip().lower().encode()).hexdigest()[:32]
+    return hashlib.sha256(lookup_email(email).encode()).hexdigest()[:32]
 
 
-def _device_for(email: str) -> str | None:
-    """The device id of this browser, if it signed in to ``email`` before."""
-    payload = link_signer.read("device", request.cookies.get(DEVICE_COOKIE, ""))
-    if payload and payload.get("e") == _email_tag(email) and isinstance(payload.get("d"), str):
-        device: str = payload["d"]
-        return device
-    return None
+def _device_for(email: str) -> tuple[str, int] | None:
+    """This browser's device id and the password stamp it signed in with, if it signed
+    in to ``email`` before."""
+    payload = link_signer.read("device", request.cookies.get(DEVICE_COOKIE, "")) or {}
+    device, stamp = payload.get("d"), payload.get("p")
+    if payload.get("e") != _email_tag(email) or not isinstance(device, str):
+        return None
+    if isinstance(stamp, bool) or not isinstance(stamp, int):
+        return None
+    return device, stamp
 
 
 def _refused(form: LoginForm | CodeForm, error: DomainError) -> tuple[int, dict[str, str]]:
@@ -76,10 +80,13 @@ def _start_session(signed: sign_in.SignedIn, target: str) -> WerkzeugResponse:
         session["locale"] = locale
     login_user(session_user(signed, two_factor=False))
     response = redirect(target)
-    device = _device_for(signed.email) or secrets.token_urlsafe(16)
+    known = _device_for(signed.email)
+    device = known[0] if known else secrets.token_urlsafe(16)
+    # Bound to the password: after a change or a reset, no device is known any more.
+    payload = {"e": _email_tag(signed.email), "d": device, "p": signed.password_stamp}
     response.set_cookie(
         DEVICE_COOKIE,
-        link_signer.sign("device", {"e": _email_tag(signed.email), "d": device}),
+        link_signer.sign("device", payload),
         max_age=DEVICE_DAYS * 86_400,
         httponly=True,
         samesite="Lax",
@@ -100,11 +107,13 @@ def login() -> ResponseReturnValue:
     headers: dict[str, str] = {}
     if form.validate_on_submit():
         email = form.email.data or ""
+        device = _device_for(email)
         attempt = sign_in.SignInAttempt(
             email=email,
             password=form.password.data or "",
             address=request.remote_addr or "unknown",
-            device=_device_for(email),
+            device=device[0] if device else None,
+            device_stamp=device[1] if device else None,
             code=(form.code.data or "").strip() or None,
         )
         try:
@@ -117,7 +126,7 @@ def login() -> ResponseReturnValue:
                 session["pending_sign_in"] = {
                     "u": signed.id,
                     "v": signed.session_version,
-                    "at": int(time.time()),
+                    "at": int(clock.now().timestamp()),
                     "next": safe_next(default),
                 }
                 return redirect(url_for(".second_factor"))
@@ -131,7 +140,7 @@ def login() -> ResponseReturnValue:
 @bp.route("/login/code", methods=["GET", "POST"])
 def second_factor() -> ResponseReturnValue:
     pending = session.get("pending_sign_in")
-    if not pending or time.time() - pending.get("at", 0) > PENDING_SECONDS:
+    if not pending or clock.now().timestamp() - pending.get("at", 0) > PENDING_SECONDS:
         session.pop("pending_sign_in", None)
         flash(message_for(DomainError("sign_in_expired")), "info")
         return redirect(url_for(".login"))
@@ -140,18 +149,22 @@ def second_factor() -> ResponseReturnValue:
     if form.validate_on_submit():
         try:
             signed = sign_in.complete_second_factor(
-                pending["u"], form.code.data or "", throttle=_throttle()
+                pending["u"],
+                form.code.data or "",
+                session_version=pending["v"],
+                throttle=_throttle(),
             )
         except DomainError as error:
+            if error.code == "sign_in_expired":  # signed out everywhere meanwhile
+                session.pop("pending_sign_in", None)
+                flash(message_for(error), "info")
+                return redirect(url_for(".login"))
             if error.code == "invalid_code":
                 attach_error(form, error)
                 status = 401
             else:
                 status, headers = _refused(form, error)
         else:
-            if signed.session_version != pending["v"]:  # signed out everywhere meanwhile
-                session.pop("pending_sign_in", None)
-                return redirect(url_for(".login"))
             return _start_session(signed, pending["next"])
     elif request.method == "POST":
         status = 400

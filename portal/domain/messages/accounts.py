@@ -38,6 +38,9 @@ ACCOUNTS: dict[str, str | tuple[str, str]] = {
         "This invitation link is not valid: it may have been replaced by a newer invitation. "
         "Use the link in the most recent mail, or ask an admin to send it again."
     ),
+    "organization_closed": N_(
+        "This organization is closed; its invitations can no longer be used."
+    ),
     "invitation_used": N_("This invitation was accepted already. Sign in to continue."),
     "invitation_revoked": N_("This invitation was withdrawn. Ask an admin if you should join."),
     "invitation_expired": N_("This invitation has expired. Ask an admin to send it again."),

@@ -42,4 +42,5 @@ ORGCHART: dict[str, str | tuple[str, str]] = {
         "%(email)s left the organization; invite them again from the members page."
     ),
     "import_crashed": N_("The import stopped on an error of ours. Nothing was imported."),
+    "import_not_stalled": N_("That import is not stuck: it is waiting, running or finished."),
 }

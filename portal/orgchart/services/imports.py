@@ -5,7 +5,7 @@ and applies it (``orgchart.jobs``) while the page follows its progress."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -14,13 +14,16 @@ from portal.core.clock import clock
 from portal.core.queue import enqueue, redis_holder
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, require_admin
-from portal.domain.errors import NotFound, RowError
+from portal.domain.errors import DomainError, NotFound, RowError
 from portal.domain.text_input import clean_text
 from portal.orgchart.csv_rows import COLUMNS, decode_csv, parse_csv
 from portal.orgchart.models import ImportJob, ImportStatus
 
 # How long a finished job's progress counter is kept in Redis.
 PROGRESS_SECONDS = 24 * 3600
+# Far longer than the largest file takes (5,000 rows in well under a minute): a job
+# "running" past this lost its worker, and may be started again.
+STALE_AFTER = timedelta(minutes=30)
 
 
 def progress_key(org_id: int, job_id: int) -> str:
@@ -43,6 +46,8 @@ class ImportView:
     failure: str | None
     created_at: datetime
     finished_at: datetime | None
+    # Running, but its worker is gone: it may be started again.
+    stalled: bool = False
 
     @property
     def finished(self) -> bool:
@@ -108,4 +113,25 @@ def get_import(actor: Actor, job_id: int) -> ImportView:
             job.failure,
             job.created_at,
             job.finished_at,
+            _stalled(job),
         )
+
+
+def _stalled(job: ImportJob) -> bool:
+    started = job.started_at
+    return job.status == ImportStatus.RUNNING and (
+        started is None or clock.now() - started > STALE_AFTER
+    )
+
+
+def restart_import(actor: Actor, job_id: int) -> None:
+    """Queue again an import whose worker was lost (its writes were rolled back)."""
+    require_admin(actor)
+    with unit_of_work_for(actor) as uow:
+        job = uow.session.scalar(select(ImportJob).where(ImportJob.id == job_id))
+        if job is None:
+            raise NotFound("import")
+        if not _stalled(job):
+            raise DomainError("import_not_stalled")
+        org_id = actor.org_id
+        uow.after_commit(lambda: enqueue("portal.orgchart.jobs.run_import", org_id, job_id))

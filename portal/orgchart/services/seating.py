@@ -1,5 +1,5 @@
-"""Seats reserved by a CSV import for people who were invited and had not joined yet:
-taken when they join (accounts call this in the accepting unit of work)."""
+"""Seats reserved by a CSV import for the people it invited: taken when they accept that
+invitation (accounts call this in the accepting unit of work)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,17 @@ from portal.orgchart.models import HoldingKind, Position, PositionHolding, SeatR
 from portal.orgchart.services.editing import primary_clash_in
 
 
-def settle_reservations_in(session: Session, member_id: int, email: str) -> None:
-    """Seat the member who just joined wherever a reservation for their address says,
-    if the seat is still open to them (active, and no primary seat of theirs overlaps);
-    either way the reservation is settled: a stale one never seats anyone later."""
+def settle_reservations_in(session: Session, member_id: int, invitation_id: int) -> None:
+    """Seat the member who just accepted wherever the invitation's reservations say, if
+    the seat is still open to them (active, and no primary seat of theirs overlaps);
+    either way each reservation is settled."""
     now = clock.now()
     for reservation in session.scalars(
         select(SeatReservation)
-        .where(SeatReservation.email == email, SeatReservation.settled_at.is_(None))
+        .where(
+            SeatReservation.invitation_id == invitation_id,
+            SeatReservation.settled_at.is_(None),
+        )
         .order_by(SeatReservation.id)
         .with_for_update()
     ):
