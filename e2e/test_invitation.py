@@ -77,6 +77,7 @@ def test_an_invited_person_joins_sets_up_two_factor_and_signs_in_with_a_code(
     # Two-factor sign-in: scan (here: read the key), type a code, keep the recovery codes.
     page.get_by_role("link", name="Nadia Newcomer").click()
     page.get_by_role("link", name="Two-factor sign-in").click()
+    page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Set up two-factor sign-in").click()
     expect(page.get_by_role("img", name=re.compile("QR code"))).to_be_visible()
     secret = page.get_by_test_id("totp-secret").inner_text()
