@@ -131,7 +131,7 @@ def _register_outbox_handlers(app: Flask, settings: Settings) -> None:
     """Who delivers which outbox topic (workers build the app, so they know them too),
     and what happens when someone joins an organization."""
     from portal.accounts.mail import COMPOSERS
-    from portal.accounts.services.invitations import on_member_joined
+    from portal.accounts.services.joining import on_member_joined
     from portal.core.mail import transport_for
     from portal.notifications import delivery
     from portal.orgchart.services.seating import settle_reservations_in

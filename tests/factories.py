@@ -208,7 +208,7 @@ def open_invitation(org: Organization, email: str) -> tuple[int, str]:
     from sqlalchemy import select
 
     from portal.accounts.models import Invitation
-    from portal.accounts.services.invitations import invitation_link
+    from portal.accounts.services.joining import invitation_link
     from portal.core.uow import unit_of_work
 
     with unit_of_work(org.id) as uow:
@@ -224,7 +224,7 @@ def open_invitation(org: Organization, email: str) -> tuple[int, str]:
 
 def join_by_invitation(org: Organization, email: str, name: str, password: str = PASSWORD) -> Actor:
     """The invited person follows their link, makes their account and joins."""
-    from portal.accounts.services.invitations import accept_with_new_account
+    from portal.accounts.services.joining import accept_with_new_account
 
     _, token = open_invitation(org, email)
     joined = accept_with_new_account(token, name=name, password=password)

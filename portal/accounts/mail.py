@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from portal.accounts.models import AccountToken, Invitation, Organization, User
 from portal.accounts.queries import member_names
-from portal.accounts.services.invitations import invitation_link
+from portal.accounts.services.joining import invitation_link
 from portal.accounts.services.passwords import reset_link
 from portal.core.clock import clock
 from portal.core.mail import Letter

@@ -10,7 +10,7 @@ import pytest
 
 from portal.accounts import queries as account_queries
 from portal.accounts import services
-from portal.accounts.services.invitations import accept_as_account, accept_with_new_account
+from portal.accounts.services.joining import accept_as_account, accept_with_new_account
 from portal.core.clock import clock
 from portal.domain.errors import DomainError, Forbidden, NotFound
 from portal.domain.invitations import INVITATION_VALID, RESEND_PAUSE

@@ -8,7 +8,7 @@ import pytest
 
 from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
-from portal.accounts.services.invitations import accept_as_account
+from portal.accounts.services.joining import accept_as_account
 from portal.core.uow import unit_of_work_for
 from portal.domain.errors import DomainError, Forbidden, RowErrors
 from portal.orgchart import services

@@ -10,7 +10,7 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
 
 from portal.accounts.forms import ConfirmForm, JoinForm
-from portal.accounts.services import invitations
+from portal.accounts.services import joining
 from portal.accounts.views import invitations_bp
 from portal.domain.errors import DomainError
 from portal.web.auth import session_user
@@ -23,7 +23,7 @@ def _refused(error: DomainError) -> ResponseReturnValue:
     return page, 404 if error.code == "invitation_invalid" else 410
 
 
-def _page(token: str, view: invitations.InvitationView, form: JoinForm, status: int = 200):
+def _page(token: str, view: joining.InvitationView, form: JoinForm, status: int = 200):
     page = render_template(
         "accounts/invitation.html",
         token=token,
@@ -38,7 +38,7 @@ def _page(token: str, view: invitations.InvitationView, form: JoinForm, status: 
 @invitations_bp.get("/<token>")
 def accept(token: str) -> ResponseReturnValue:
     try:
-        view = invitations.read_invitation(token)
+        view = joining.read_invitation(token)
     except DomainError as error:
         return _refused(error)
     return _page(token, view, JoinForm(data={"name": view.name}))
@@ -49,10 +49,10 @@ def join(token: str) -> ResponseReturnValue:
     """A new account: the name and password the person chose, and in they go."""
     form = JoinForm()
     try:
-        view = invitations.read_invitation(token)
+        view = joining.read_invitation(token)
         if not form.validate_on_submit():
             return _page(token, view, form, 422)
-        joined = invitations.accept_with_new_account(
+        joined = joining.accept_with_new_account(
             token,
             name=form.name.data or "",
             password=form.new_password.data or "",
@@ -61,7 +61,7 @@ def join(token: str) -> ResponseReturnValue:
     except DomainError as error:
         if error.code == "invitation_has_account":  # made meanwhile: sign in to accept
             flash(message_for(error), "info")
-            return _page(token, invitations.read_invitation(token), form, 409)
+            return _page(token, joining.read_invitation(token), form, 409)
         if error.field is None:
             return _refused(error)
         attach_error(form, error, default_field="new_password")
@@ -81,7 +81,7 @@ def accept_signed_in(token: str) -> ResponseReturnValue:
     if not ConfirmForm().validate_on_submit():
         return redirect(url_for(".accept", token=token))
     try:
-        joined = invitations.accept_as_account(current_user.id, token)
+        joined = joining.accept_as_account(current_user.id, token)
     except DomainError as error:
         if error.code == "invitation_other_account":
             flash(message_for(error), "error")
