@@ -110,6 +110,14 @@ def csrf_token_from(html: str) -> str:
     return match.group(1)
 
 
+def post_login(client: FlaskClient, email: str, password: str, **extra: str):
+    """Post the sign-in form as a browser does (with the page's CSRF token)."""
+    token = csrf_token_from(client.get("/login").get_data(as_text=True))
+    return client.post(
+        "/login", data={"email": email, "password": password, "csrf_token": token, **extra}
+    )
+
+
 def browser_for(app: Flask, email: str, password: str = PASSWORD) -> tuple[FlaskClient, str]:
     """A browser of its own, signed in through the real form as ``email``; returns it
     with a CSRF token for its posts."""

@@ -14,16 +14,9 @@ from portal.core.uow import platform_work
 from portal.domain.credentials import time_step, totp_code
 from portal.domain.invitations import PASSWORD_RESET_VALID
 from tests.conftest import deliver_mail
-from tests.factories import PASSWORD, csrf_token_from
+from tests.factories import PASSWORD, csrf_token_from, post_login
 
 NEW_PASSWORD = "a brand new passphrase"
-
-
-def _post_login(client, email: str, password: str, **extra: str):
-    token = csrf_token_from(client.get("/login").get_data(as_text=True))
-    return client.post(
-        "/login", data={"email": email, "password": password, "csrf_token": token, **extra}
-    )
 
 
 def _token(client, path: str) -> str:
@@ -66,8 +59,8 @@ def test_changing_the_password_needs_the_current_one_and_ends_every_other_sessio
     assert changed.status_code == 302
     assert here.client.get("/o/acme-test/").status_code == 200  # this browser carries on
     assert elsewhere.client.get("/o/acme-test/").status_code == 302  # the other is out
-    assert _post_login(app.test_client(), acme.admin.email, PASSWORD).status_code == 401
-    assert _post_login(app.test_client(), acme.admin.email, NEW_PASSWORD).status_code == 302
+    assert post_login(app.test_client(), acme.admin.email, PASSWORD).status_code == 401
+    assert post_login(app.test_client(), acme.admin.email, NEW_PASSWORD).status_code == 302
     deliver_mail(acme.org.id)
     [notice] = mailbox.to(acme.admin.email)
     assert "password was changed" in notice.subject.lower()
@@ -102,7 +95,7 @@ def test_a_forgotten_password_is_reset_through_a_link_that_works_once(app, acme,
         },
     )
     assert reset.status_code == 302 and reset.headers["Location"] == "/login"
-    assert _post_login(app.test_client(), acme.admin.email, NEW_PASSWORD).status_code == 302
+    assert post_login(app.test_client(), acme.admin.email, NEW_PASSWORD).status_code == 302
     again = browser.get(link)
     assert again.status_code == 410
     assert "was used already" in again.get_data(as_text=True)
@@ -179,7 +172,7 @@ def test_two_factor_sign_in_from_setting_up_to_signing_in_with_a_code(app, acme,
     assert "two-factor sign-in is on" in mailbox.to(acme.admin.email)[0].subject.lower()
 
     fresh = app.test_client()
-    halfway = _post_login(fresh, acme.admin.email, PASSWORD)
+    halfway = post_login(fresh, acme.admin.email, PASSWORD)
     assert halfway.status_code == 302 and halfway.headers["Location"] == "/login/code"
     assert fresh.get("/o/acme-test/").status_code == 302  # no session yet
     code_page = fresh.get("/login/code")

@@ -142,7 +142,8 @@ def test_an_invitation_mail_reaches_the_address_in_the_organizations_language(
 
 def test_only_an_admin_invites_and_a_member_of_this_org_cannot_be_invited_twice(acme, make_member):
     bob = make_member(acme.org, "Bob Builder")
-    overview = services.invite_member(acme.admin.actor, email="one@example.test", name="One")
+    services.invite_member(acme.admin.actor, email="one@example.test", name="One")
+    overview = services.members_overview(acme.admin.actor)
     assert [i.email for i in overview.invitations] == ["one@example.test"]
 
     with pytest.raises(Forbidden):
@@ -161,11 +162,11 @@ def test_inviting_an_invited_address_again_renews_the_one_invitation(acme, mailb
         services.invite_member(acme.admin.actor, email="twice@example.test", name="Twice")
     clock.freeze(clock.now() + RESEND_PAUSE)
 
-    again = services.invite_member(
+    services.invite_member(
         acme.admin.actor, email="twice@example.test", name="Twice Again", roles=["auditor"]
     )
 
-    [row] = again.invitations
+    [row] = services.members_overview(acme.admin.actor).invitations
     assert (row.name, row.roles, row.send_count) == ("Twice Again", ("auditor",), 2)
     _, second_link = open_invitation(acme.org, "twice@example.test")
     assert second_link != first_link

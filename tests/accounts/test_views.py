@@ -9,16 +9,9 @@ from urllib.parse import parse_qs, urlsplit
 from portal.accounts import queries as account_queries
 from portal.accounts import services
 from portal.domain.actor import Role
-from tests.factories import PASSWORD, csrf_token_from, locale_of, system_actor
+from tests.factories import PASSWORD, csrf_token_from, locale_of, post_login, system_actor
 
 MEMBERS = "/o/acme-test/admin/members/"
-
-
-def _post_login(client, email: str, password: str, **extra: str):
-    token = csrf_token_from(client.get("/login").get_data(as_text=True))
-    return client.post(
-        "/login", data={"email": email, "password": password, "csrf_token": token, **extra}
-    )
 
 
 def _signed_out(response) -> bool:
@@ -33,17 +26,17 @@ def _member_url(member_id: int, action: str = "") -> str:
 
 
 def test_signing_in_leads_to_the_organizations(client, acme):
-    response = _post_login(client, acme.admin.email, PASSWORD)
+    response = post_login(client, acme.admin.email, PASSWORD)
     assert response.status_code == 302
     assert response.headers["Location"] == "/orgs"
     assert client.get("/o/acme-test/").status_code == 200
 
 
 def test_a_wrong_password_and_an_unknown_email_get_the_same_answer(app, acme):
-    assert _post_login(app.test_client(), acme.admin.email, PASSWORD).status_code == 302
+    assert post_login(app.test_client(), acme.admin.email, PASSWORD).status_code == 302
 
-    wrong_password = _post_login(app.test_client(), acme.admin.email, "not it")
-    unknown_email = _post_login(app.test_client(), "nobody@example.test", PASSWORD)
+    wrong_password = post_login(app.test_client(), acme.admin.email, "not it")
+    unknown_email = post_login(app.test_client(), "nobody@example.test", PASSWORD)
     assert wrong_password.status_code == unknown_email.status_code == 401
     message = "That email and password do not match an active account."
     assert message in wrong_password.get_data(as_text=True)
@@ -51,12 +44,12 @@ def test_a_wrong_password_and_an_unknown_email_get_the_same_answer(app, acme):
 
 
 def test_five_failed_sign_ins_throttle_the_account_with_a_wait_in_minutes(app, acme):
-    assert _post_login(app.test_client(), acme.admin.email, PASSWORD).status_code == 302
+    assert post_login(app.test_client(), acme.admin.email, PASSWORD).status_code == 302
 
     attacker = app.test_client()
     for _ in range(5):
-        assert _post_login(attacker, acme.admin.email, "guess").status_code == 401
-    throttled = _post_login(app.test_client(), acme.admin.email, PASSWORD)
+        assert post_login(attacker, acme.admin.email, "guess").status_code == 401
+    throttled = post_login(app.test_client(), acme.admin.email, PASSWORD)
     assert throttled.status_code == 429
     assert 899 <= int(throttled.headers["Retry-After"]) <= 900
     html = throttled.get_data(as_text=True)
@@ -66,7 +59,7 @@ def test_five_failed_sign_ins_throttle_the_account_with_a_wait_in_minutes(app, a
 
 def test_a_browser_that_signed_in_before_is_not_locked_out_by_a_stranger(app, acme):
     owner = app.test_client()
-    assert _post_login(owner, acme.admin.email, PASSWORD).status_code == 302
+    assert post_login(owner, acme.admin.email, PASSWORD).status_code == 302
     owner.post(
         "/logout",
         data={
@@ -78,10 +71,10 @@ def test_a_browser_that_signed_in_before_is_not_locked_out_by_a_stranger(app, ac
 
     stranger = app.test_client()
     for _ in range(8):
-        _post_login(stranger, acme.admin.email, "guess")
-    assert _post_login(app.test_client(), acme.admin.email, PASSWORD).status_code == 429
+        post_login(stranger, acme.admin.email, "guess")
+    assert post_login(app.test_client(), acme.admin.email, PASSWORD).status_code == 429
 
-    again = _post_login(owner, acme.admin.email, PASSWORD)  # the device cookie goes along
+    again = post_login(owner, acme.admin.email, PASSWORD)  # the device cookie goes along
     assert again.status_code == 302
     assert owner.get("/o/acme-test/").status_code == 200
 
@@ -97,23 +90,23 @@ def test_behind_a_trusted_proxy_each_client_is_counted_on_its_own(app, acme, mon
         client.environ_base["HTTP_X_FORWARDED_FOR"] = address
         return client
 
-    assert _post_login(from_("192.0.2.1"), acme.admin.email, PASSWORD).status_code == 302
+    assert post_login(from_("192.0.2.1"), acme.admin.email, PASSWORD).status_code == 302
     noisy = from_("192.0.2.66")
     for n in range(20):
-        _post_login(noisy, f"guess.{n}@example.test", "wrong")
-    assert _post_login(noisy, acme.admin.email, PASSWORD).status_code == 429
+        post_login(noisy, f"guess.{n}@example.test", "wrong")
+    assert post_login(noisy, acme.admin.email, PASSWORD).status_code == 429
     # Everyone else reaches the same proxy, and is not the noisy client.
-    assert _post_login(from_("192.0.2.2"), acme.admin.email, PASSWORD).status_code == 302
+    assert post_login(from_("192.0.2.2"), acme.admin.email, PASSWORD).status_code == 302
 
 
 def test_after_sign_in_a_same_site_next_is_followed(client, acme):
-    response = _post_login(client, acme.admin.email, PASSWORD, next="/o/acme-test/")
+    response = post_login(client, acme.admin.email, PASSWORD, next="/o/acme-test/")
     assert response.status_code == 302
     assert response.headers["Location"] == "/o/acme-test/"
 
 
 def test_after_sign_in_an_off_site_next_is_ignored(app, acme):
-    allowed = _post_login(app.test_client(), acme.admin.email, PASSWORD, next="/o/acme-test/")
+    allowed = post_login(app.test_client(), acme.admin.email, PASSWORD, next="/o/acme-test/")
     assert allowed.headers["Location"] == "/o/acme-test/"
 
     for evil in (
@@ -124,11 +117,11 @@ def test_after_sign_in_an_off_site_next_is_ignored(app, acme):
         "https://evil.example/",
         "javascript:alert(1)",
     ):
-        response = _post_login(app.test_client(), acme.admin.email, PASSWORD, next=evil)
+        response = post_login(app.test_client(), acme.admin.email, PASSWORD, next=evil)
         assert response.status_code == 302, evil
         assert response.headers["Location"] == "/orgs", evil
     # A raw tab never gets as far as sign-in: the request layer refuses it, naming the field.
-    refused = _post_login(app.test_client(), acme.admin.email, PASSWORD, next="/\t/evil")
+    refused = post_login(app.test_client(), acme.admin.email, PASSWORD, next="/\t/evil")
     assert refused.status_code == 400
     assert "Location" not in refused.headers
     assert "“next” contains a control character" in refused.get_data(as_text=True)
@@ -139,7 +132,7 @@ def test_a_signed_out_visitor_is_sent_to_sign_in_and_back(client, acme):
     assert _signed_out(response)
     (next_target,) = parse_qs(urlsplit(response.headers["Location"]).query)["next"]
     assert next_target == "/o/acme-test/"
-    signed_in = _post_login(client, acme.admin.email, PASSWORD, next=next_target)
+    signed_in = post_login(client, acme.admin.email, PASSWORD, next=next_target)
     assert signed_in.headers["Location"] == "/o/acme-test/"
 
 

@@ -136,27 +136,22 @@ class MembersOverview:
     invitations: list[InvitationRow]
 
 
-def _overview_in(session: Session) -> MembersOverview:
-    return MembersOverview(member_rows_in(session), open_invitations_in(session))
-
-
 def invite_member(
     actor: Actor | SystemActor, *, email: str, name: str, roles: Iterable[str] = ()
-) -> MembersOverview:
-    """Invite one person; answers the members page with this invitation on it."""
+) -> None:
+    """Invite one person (the page that asked is shown again by a redirect)."""
     require_admin(actor)
     email = normalise_email(email)
     name = normalise_name(name)
     roles_list = check_roles(roles)
     with unit_of_work_for(actor) as uow:
         invite_in(uow, actor, email=email, name=name, roles=roles_list)
-        return _overview_in(uow.session)
 
 
 def members_overview(actor: Actor) -> MembersOverview:
     require_admin(actor)
     with unit_of_work_for(actor) as uow:
-        return _overview_in(uow.session)
+        return MembersOverview(member_rows_in(uow.session), open_invitations_in(uow.session))
 
 
 def _load_open(session: Session, invitation_id: int) -> Invitation:
