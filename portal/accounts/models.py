@@ -37,6 +37,12 @@ class Organization(CreatedAt, Base):
     # ISO 4217 code; amount floors and reporting are in this currency.
     base_currency: Mapped[str] = mapped_column(String(3))
     default_locale: Mapped[str] = mapped_column(String(8))
+    # IANA zone (``Asia/Kuala_Lumpur``): deadlines, "today" and every time shown to
+    # its members, unless a member chooses their own.
+    time_zone: Mapped[str] = mapped_column(String(64), server_default="UTC")
+    # ISO 3166 country whose conventions dates and money follow (``MY``: en-MY, ms-MY,
+    # zh-MY formats); None: the language's own.
+    territory: Mapped[str | None] = mapped_column(String(2))
     # Changes (to a value never used before) whenever a unit, position, holding or
     # membership of the organization changes: database triggers set it, so the chart
     # snapshot the transition engine resolves against can be cached by it safely.
@@ -128,6 +134,8 @@ class Membership(TenantScoped, CreatedAt, Base):
     # When the person left on their own; an admin cannot bring them back, only invite
     # them again.
     left_at: Mapped[datetime | None]
+    # The member's own zone for times shown to them; None: the organization's.
+    time_zone: Mapped[str | None] = mapped_column(String(64))
 
     def __repr__(self) -> str:
         return f"<Membership {self.id} org={self.org_id} user={self.user_id} roles={self.roles}>"

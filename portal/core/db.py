@@ -22,7 +22,6 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Integer,
     MetaData,
-    Numeric,
     String,
     Table,
     UniqueConstraint,
@@ -44,6 +43,7 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.types import TypeDecorator
 
 from portal.core import scope as _scope  # noqa: F401 - sets row-level security's scope
+from portal.core.money_column import Money
 from portal.domain.errors import DomainError
 
 # No row id lies outside BIGINT: one from a request that does is no row's, and the
@@ -103,7 +103,7 @@ class Base(DeclarativeBase):
     type_annotation_map = {
         int: Id,
         datetime: UtcDateTime(),
-        Decimal: Numeric(19, 4),
+        Decimal: Money(),
         str: String(255),
     }
 

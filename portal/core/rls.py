@@ -19,7 +19,7 @@ OPERATOR = "current_setting('app.operator', true) = 'on'"
 
 # Tables the app role may only read and append to (history, published versions). A
 # trigger refuses UPDATE and DELETE on them too, for every role, on both databases.
-APPEND_ONLY_TABLES: set[str] = {"flow_version", "decision"}
+APPEND_ONLY_TABLES: set[str] = {"flow_version", "decision", "document_edit"}
 
 # What the app role may do, table by table: the privileges, and the only columns it may
 # UPDATE. Nothing else: no DELETE but of a discarded flow draft, no UPDATE of a key, a
@@ -28,7 +28,15 @@ APPEND_ONLY_TABLES: set[str] = {"flow_version", "decision"}
 APP_PRIVILEGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "organization": (
         "SELECT, INSERT",
-        ("name", "default_locale", "chart_version", "require_admin_two_factor", "archived_at"),
+        (
+            "name",
+            "default_locale",
+            "time_zone",
+            "territory",
+            "chart_version",
+            "require_admin_two_factor",
+            "archived_at",
+        ),
     ),
     "app_user": ("SELECT, INSERT", ("name", "locale", "session_version", "active")),
     "credential": (
@@ -44,7 +52,7 @@ APP_PRIVILEGES: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "account_token": ("SELECT, INSERT", ("used_at",)),
-    "membership": ("SELECT, INSERT", ("roles", "active", "left_at")),
+    "membership": ("SELECT, INSERT", ("roles", "active", "left_at", "time_zone")),
     "invitation": (
         "SELECT, INSERT",
         (
@@ -99,8 +107,11 @@ APP_PRIVILEGES: dict[str, tuple[str, tuple[str, ...]]] = {
             "chain_seq",
             "chain_hash",
             "updated_at",
+            "discarded_at",
+            "discarded_by",
         ),
     ),
+    "document_edit": ("SELECT, INSERT", ()),
     "task": ("SELECT, INSERT", ("status", "completed_at", "completed_by")),
     "decision": ("SELECT, INSERT", ()),
     "outbox": (

@@ -33,6 +33,7 @@ class Document(TenantScoped, Timestamps, Base):
         tenant_fk("requester_id", "membership"),
         tenant_fk("flow_version_id", "flow_version"),
         tenant_fk("dispute_raiser_id", "membership"),
+        tenant_fk("discarded_by", "membership"),
         CheckConstraint("amount >= 0", name="amount_not_negative"),
         Index("ix_document_requester", "org_id", "requester_id", "state"),
         Index("ix_document_kind_state", "org_id", "kind", "state"),
@@ -64,9 +65,38 @@ class Document(TenantScoped, Timestamps, Base):
     # decision shows as a head that no row matches.
     chain_seq: Mapped[int] = mapped_column(server_default=text("0"))
     chain_hash: Mapped[str] = mapped_column(String(64), server_default="0" * 64)
+    # A draft its requester threw away before it was ever submitted: kept (its
+    # reference stays taken, so the numbering shows no gap) but listed nowhere.
+    discarded_at: Mapped[datetime | None]
+    discarded_by: Mapped[int | None]
 
     def __repr__(self) -> str:
         return f"<Document {self.reference} {self.state!r}>"
+
+
+class DocumentEdit(TenantScoped, Base):
+    """One immutable row per change to a document outside a transition: an edit of its
+    amount or fields while in draft or rework (old -> new), or its discarding.
+    Append-only like the decisions."""
+
+    __tablename__ = "document_edit"
+    __table_args__ = (
+        TenantScoped.tenant_key(),
+        tenant_fk("document_id", "document"),
+        tenant_fk("actor_id", "membership"),
+        Index("ix_document_edit_document", "org_id", "document_id", "edited_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int]
+    actor_id: Mapped[int]
+    # "edit" or "discard".
+    kind: Mapped[str] = mapped_column(String(10))
+    # [{"field": "amount", "old": "12.50", "new": "15.00"}, …]: values as text, amounts
+    # in their stored spelling, so the record is what was typed and what it became.
+    changes: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    request_id: Mapped[str | None] = mapped_column(String(64))
+    edited_at: Mapped[datetime]
 
 
 class ReferenceCounter(TenantScoped, Base):

@@ -18,7 +18,15 @@ pytestmark = pytest.mark.postgres_only
 EXPECTED = {
     "organization": (
         {"SELECT", "INSERT"},
-        {"name", "default_locale", "chart_version", "require_admin_two_factor", "archived_at"},
+        {
+            "name",
+            "default_locale",
+            "time_zone",
+            "territory",
+            "chart_version",
+            "require_admin_two_factor",
+            "archived_at",
+        },
     ),
     "app_user": ({"SELECT", "INSERT"}, {"name", "locale", "session_version", "active"}),
     "credential": (
@@ -34,7 +42,7 @@ EXPECTED = {
         },
     ),
     "account_token": ({"SELECT", "INSERT"}, {"used_at"}),
-    "membership": ({"SELECT", "INSERT"}, {"roles", "active", "left_at"}),
+    "membership": ({"SELECT", "INSERT"}, {"roles", "active", "left_at", "time_zone"}),
     "invitation": (
         {"SELECT", "INSERT"},
         {
@@ -89,8 +97,11 @@ EXPECTED = {
             "chain_seq",
             "chain_hash",
             "updated_at",
+            "discarded_at",
+            "discarded_by",
         },
     ),
+    "document_edit": ({"SELECT", "INSERT"}, set()),
     "task": ({"SELECT", "INSERT"}, {"status", "completed_at", "completed_by"}),
     "decision": ({"SELECT", "INSERT"}, set()),
     "outbox": (
