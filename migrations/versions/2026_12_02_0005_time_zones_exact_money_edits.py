@@ -137,11 +137,9 @@ def _sqlite_money_columns(old: str, new: str) -> None:
     for statement in drop_append_only_sql("decision", "sqlite"):
         op.execute(statement)
     for table, column in MONEY_COLUMNS:
-        if new == _TEXT:
-            # Fifteen digits, the point, four places: what core.money_column writes.
-            value = f"printf('%020.4f', {column})"
-        else:
-            value = f"CAST({column} AS NUMERIC)"
+        # Text: fifteen digits, the point, four places (what core.money_column writes).
+        text = f"printf('%020.4f', {column})"
+        value = text if new == _TEXT else f"CAST({column} AS NUMERIC)"
         op.execute(f"UPDATE {table} SET {column} = {value} WHERE {column} IS NOT NULL")  # noqa: S608
     for statement in append_only_sql("decision", "sqlite"):
         op.execute(statement)
