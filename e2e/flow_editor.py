@@ -128,8 +128,9 @@ def outline_item(page: Page, name: str):
     return page.get_by_test_id("outline").get_by_role("button", name=name, exact=True)
 
 
-def connect(page: Page, source: str, target: str) -> None:
-    """Drag from ``source``'s handle onto ``target``: a new transition."""
+def connect(page: Page, source: str, target: str, key: str = "go") -> None:
+    """Drag from ``source``'s handle onto ``target`` and name the action ``key`` when the
+    editor asks: a new transition."""
     page.evaluate("document.getElementById('paper').scrollIntoView({block: 'center'})")
     handle = canvas_state(page, source).locator("circle[magnet]").first
     start, end = handle.bounding_box(), canvas_state(page, target).bounding_box()
@@ -138,6 +139,9 @@ def connect(page: Page, source: str, target: str) -> None:
     page.mouse.down()
     page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
     page.mouse.up()
+    prompt = page.get_by_test_id("action-dialog")
+    prompt.get_by_test_id("action-key").fill(key)
+    prompt.get_by_test_id("action-add").click()
     expect(page.locator(f'#paper [data-from="{source}"][data-to="{target}"]')).to_have_count(1)
 
 

@@ -1,6 +1,7 @@
 """Expense claims walked end to end by the demo people in the browser: a rejection and
-rework before the claim goes all the way to "Received", a bulk approval from the inbox,
-two approvers racing on the same page, and one pass in Chinese.
+rework before the claim goes all the way to "Received" — reviewed, approved, committed
+and paid by four different people (the claim has exclusive approval) — a bulk approval
+from the inbox, two approvers racing on the same page, and one pass in Chinese.
 
 The live server's database is shared by every e2e test: each test makes its own claims
 (with distinctive titles) and finds them by reference, never by counting.
@@ -77,7 +78,7 @@ def _entries(page: Page, transition: str):
     return _history(page).filter(has=page.locator("strong").get_by_text(transition, exact=True))
 
 
-def test_four_people_walk_a_claim_from_the_form_to_received(page: Page):
+def test_a_claim_walks_from_the_form_to_received_with_four_different_deciders(page: Page):
     title = f"Hotel in Penang {_tag()}"
 
     # Siti drafts and submits.
@@ -111,17 +112,31 @@ def test_four_people_walk_a_claim_from_the_form_to_received(page: Page):
     _act(page, "Submit", "Pending review")
     _sign_out(page)
 
-    # Nurul reviews and approves (superior, then head of the unit).
+    # Nurul, her superior, reviews; the approval is the head of Sales's, not hers.
     sign_in(page, "nurul@acme.example")
     _open(page, reference)
     _act(page, "Mark reviewed", "Reviewed")
+    expect(page.get_by_role("button", name="Approve", exact=True)).to_have_count(0)
+    expect(page.get_by_test_id("waiting")).to_contain_text("Zainal Abidin")
+    _sign_out(page)
+
+    # Zainal, who heads Sales, approves.
+    sign_in(page, "zainal@acme.example")
+    _open(page, reference)
     _act(page, "Approve", "Approved", comment="Receipt attached, thanks.")
     _sign_out(page)
 
-    # Grace, an admin, verifies the category and pays.
+    # Grace, an admin, commits the money (verifies the category); paying it is not hers.
     sign_in(page, "grace@acme.example")
     _open(page, reference)
     _act(page, "Verify category", "Category verified")
+    expect(page.get_by_role("button", name="Mark paid", exact=True)).to_have_count(0)
+    expect(page.get_by_test_id("waiting")).not_to_contain_text("Grace Lee")
+    _sign_out(page)
+
+    # Aisha, another admin, pays.
+    sign_in(page, "aisha@acme.example")
+    _open(page, reference)
     _act(page, "Mark paid", "Paid")
     _sign_out(page)
 
@@ -145,8 +160,10 @@ def test_four_people_walk_a_claim_from_the_form_to_received(page: Page):
     expect(rejected).to_contain_text("Attach the hotel receipt")
     expect(_entries(page, "Revise")).to_contain_text("Rejected → Draft")
     expect(_entries(page, "Mark reviewed")).to_contain_text("Nurul Huda")
+    expect(_entries(page, "Approve")).to_contain_text("Zainal Abidin")
     expect(_entries(page, "Verify category")).to_contain_text("Grace Lee")
     expect(_entries(page, "Mark paid")).to_contain_text("Category verified → Paid")
+    expect(_entries(page, "Mark paid")).to_contain_text("Aisha Rahman")
     confirmed = _entries(page, "Confirm receipt")
     expect(confirmed).to_contain_text("Paid → Received")
     expect(confirmed).to_contain_text("Siti Aminah")
@@ -180,8 +197,9 @@ def test_an_approver_decides_two_claims_at_once_from_the_inbox(page: Page):
         line = outcomes.locator(f'li[data-reference="{reference}"]')
         expect(line).to_have_class(re.compile("outcome-ok"))
         expect(line).to_contain_text("done → Reviewed")
-        # Still in her inbox, now for the unit head's approval, which is hers too.
-        expect(page.locator(f'tr[data-reference="{reference}"]')).to_contain_text("Reviewed")
+        # Gone from her inbox: the approval is the head of Sales's, and under exclusive
+        # approval the reviewer would not get it even were she the head.
+        expect(page.locator(f'tr[data-reference="{reference}"]')).to_have_count(0)
     # The comment is spent when everything went through.
     expect(page.get_by_label("Comment", exact=True)).to_have_value("")
     screenshot(page, "inbox-bulk-outcome")
@@ -204,20 +222,29 @@ def test_a_decision_on_a_stale_page_is_refused_kindly(page: Page, browser: Brows
     reference = _create_claim(page, f"Train to Ipoh {_tag()}", "42.00")
     _act(page, "Submit", "Pending review")
     _sign_out(page)
+    for who, button, state in (
+        ("nurul", "Mark reviewed", "Reviewed"),
+        ("zainal", "Approve", "Approved"),
+    ):
+        sign_in(page, f"{who}@acme.example")
+        _open(page, reference)
+        _act(page, button, state)
+        _sign_out(page)
 
+    # Two admins race to commit the money; the one who loses may still pay it.
     first = browser.new_context(base_url=base_url)
     second = browser.new_context(base_url=base_url)
     try:
         one, two = first.new_page(), second.new_page()
-        for each in (one, two):
-            sign_in(each, "nurul@acme.example")
+        for each, who in ((one, "grace"), (two, "aisha")):
+            sign_in(each, f"{who}@acme.example")
             _open(each, reference)
-            expect(each.get_by_test_id("state")).to_have_text("Pending review")
+            expect(each.get_by_test_id("state")).to_have_text("Approved")
 
-        _act(one, "Mark reviewed", "Reviewed")
+        _act(one, "Verify category", "Category verified")
 
         two.get_by_label(re.compile("^Comment")).fill("Receipts checked")
-        two.get_by_role("button", name="Mark reviewed", exact=True).click()
+        two.get_by_role("button", name="Verify category", exact=True).click()
         expect(
             two.get_by_text(
                 "This document has moved on: someone acted on it before you. "
@@ -227,16 +254,16 @@ def test_a_decision_on_a_stale_page_is_refused_kindly(page: Page, browser: Brows
         expect(two.get_by_test_id("document-message")).to_be_focused()
         # What was typed is still there, to reuse on the action the document now offers.
         expect(two.get_by_label(re.compile("^Comment"))).to_have_value("Receipts checked")
-        expect(two.get_by_test_id("state")).to_have_text("Reviewed")
-        expect(two.get_by_role("button", name="Approve", exact=True)).to_be_visible()
-        expect(two.get_by_role("button", name="Mark reviewed", exact=True)).to_have_count(0)
-        expect(_entries(two, "Mark reviewed")).to_have_count(1)
+        expect(two.get_by_test_id("state")).to_have_text("Category verified")
+        expect(two.get_by_role("button", name="Mark paid", exact=True)).to_be_visible()
+        expect(two.get_by_role("button", name="Verify category", exact=True)).to_have_count(0)
+        expect(_entries(two, "Verify category")).to_have_count(1)
         screenshot(two, "claim-stale-page")
         assert axe_violations(two) == []
 
-        # Opened afresh it reads the same: one review in the history.
+        # Opened afresh it reads the same: one commitment in the history.
         _open(two, reference)
-        expect(_entries(two, "Mark reviewed")).to_have_count(1)
+        expect(_entries(two, "Verify category")).to_have_count(1)
     finally:
         first.close()
         second.close()

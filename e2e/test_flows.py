@@ -44,8 +44,13 @@ def test_an_admin_round_trips_a_flow_through_export_and_import(page: Page):
     expect(page.get_by_role("alert")).to_contain_text("Nobody may take approve")
     screenshot(page, "flow-draft-with-violations")
     assert axe_violations(page) == []
-    page.get_by_role("button", name="Publish as version 2").click()
-    expect(page.get_by_text("The flow cannot be published")).to_be_visible()
+    # Publishing asks first: with errors standing, the confirmation says so and offers
+    # nothing to press.
+    page.get_by_role("link", name="Publish as version 2…").click()
+    confirmation = page.get_by_test_id("publish-confirmation")
+    expect(confirmation.get_by_test_id("publish-refused")).to_contain_text("fix")
+    expect(confirmation.get_by_test_id("publish-confirm")).to_have_count(0)
+    page.get_by_role("link", name=re.compile("Purchase request")).first.click()
     expect(page.get_by_role("row", name=re.compile("v2"))).to_have_count(0)
 
     # The corrected copy renames a state and publishes cleanly.
@@ -53,7 +58,13 @@ def test_an_admin_round_trips_a_flow_through_export_and_import(page: Page):
     fixed["states"][1]["labels"]["en"] = "Waiting for the unit head"
     _upload(page, fixed, "purchase-fixed.json")
     expect(page.get_by_text("The draft passes every check")).to_be_visible()
-    page.get_by_role("button", name="Publish as version 2").click()
+    # The confirmation says what changes, as the editor's does: a relabelled state.
+    page.get_by_role("link", name="Publish as version 2…").click()
+    labels = page.get_by_test_id("publish-changes").locator('[data-part="labels"]')
+    expect(labels).to_contain_text("Labels changed")
+    expect(labels).to_contain_text("Submitted → Waiting for the unit head")
+    assert axe_violations(page) == []
+    page.get_by_test_id("publish-confirm").click()
     expect(page.get_by_text("Published version 2.")).to_be_visible()
     expect(
         page.get_by_role("rowheader", name=re.compile("Waiting for the unit head"))

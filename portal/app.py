@@ -49,11 +49,11 @@ def create_app(settings: Settings | None = None) -> Flask:
     db.configure(settings.database_url, pool_size=settings.db_pool_size)
     redis_holder.configure(settings.redis_url)
 
-    from portal.web.i18n import select_locale
+    from portal.web.i18n import select_locale, select_timezone
 
     login_manager.init_app(app)
     csrf.init_app(app)
-    babel.init_app(app, locale_selector=select_locale)
+    babel.init_app(app, locale_selector=select_locale, timezone_selector=select_timezone)
     htmx.init_app(app)
 
     link_signer.configure(app.config["SECRET_KEY"])
@@ -71,7 +71,7 @@ def create_app(settings: Settings | None = None) -> Flask:
 def _register_web(app: Flask, settings: Settings) -> None:
     """The shared web glue, with the features it serves wired in: ``web/`` knows none."""
     from portal.accounts import queries as accounts
-    from portal.inbox.queries import count_open_tasks
+    from portal.inbox.queries import count_next_steps, count_open_tasks
     from portal.notifications.queries import count_unread_notifications
     from portal.web.auth import init_auth
     from portal.web.connection import init_request_connection
@@ -100,7 +100,11 @@ def _register_web(app: Flask, settings: Settings) -> None:
     init_nav(
         app,
         my_organizations=accounts.list_my_organizations,
-        badges={"inbox_count": count_open_tasks, "unread_count": count_unread_notifications},
+        badges={
+            "inbox_count": count_open_tasks,
+            "next_steps_count": count_next_steps,
+            "unread_count": count_unread_notifications,
+        },
     )
 
 
@@ -148,13 +152,14 @@ def _register_outbox_handlers(app: Flask, settings: Settings) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from portal.accounts.views import account_bp, home_bp, invitations_bp
+    from portal.accounts.views import account_bp, invitations_bp, settings_bp
     from portal.accounts.views import admin_bp as members_bp
     from portal.accounts.views import bp as accounts_bp
     from portal.documents.views import bp as documents_bp
     from portal.flows.api import bp as flows_api_bp
     from portal.flows.views import bp as flows_bp
     from portal.flows.views import routing_bp, schema_bp
+    from portal.home.views import bp as home_bp
     from portal.inbox.views import bp as inbox_bp
     from portal.notifications.views import bp as notifications_bp
     from portal.orgchart.views import bp as orgchart_bp
@@ -165,6 +170,7 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(account_bp)
     app.register_blueprint(invitations_bp)
     app.register_blueprint(members_bp)
+    app.register_blueprint(settings_bp)
     app.register_blueprint(orgchart_bp)
     app.register_blueprint(routing_bp)
     app.register_blueprint(flows_bp)

@@ -73,11 +73,22 @@ def db_downgrade(revision: str) -> None:
 @click.argument("name")
 @click.option("--currency", default="USD", show_default=True, help="Base currency (ISO 4217).")
 @click.option("--locale", default="en", show_default=True, type=click.Choice(["en", "zh", "ms"]))
+@click.option(
+    "--time-zone", default="UTC", show_default=True, help="IANA zone, e.g. Asia/Kuala_Lumpur."
+)
+@click.option("--territory", default=None, help="Country for date and money formats, e.g. MY.")
 @click.option("--admin-email", required=True)
 @click.option("--admin-name", required=True)
 @with_appcontext
 def create_org(
-    slug: str, name: str, currency: str, locale: str, admin_email: str, admin_name: str
+    slug: str,
+    name: str,
+    currency: str,
+    locale: str,
+    time_zone: str,
+    territory: str | None,
+    admin_email: str,
+    admin_name: str,
 ) -> None:
     """Create an organization and invite its first admin (who sets their own password)."""
     from portal.accounts import services
@@ -91,7 +102,14 @@ def create_org(
         # The admin's address and name first: a bad one must not leave an organization
         # behind with nobody to run it.
         admin_email, admin_name = normalise_email(admin_email), normalise_name(admin_name)
-        org = provision_organization(slug, name, base_currency=currency, default_locale=locale)
+        org = provision_organization(
+            slug,
+            name,
+            base_currency=currency,
+            default_locale=locale,
+            time_zone=time_zone,
+            territory=territory,
+        )
         system = SystemActor(org_id=org.id, org_slug=org.slug)
         services.invite_member(system, email=admin_email, name=admin_name, roles=[Role.ADMIN])
     except DomainError as error:

@@ -1,4 +1,12 @@
-"""The demo organization ``acme``: a believable chart of twelve people.
+"""The demo organization ``acme``: a believable chart of thirteen people.
+
+The expense claim has exclusive approval, and the chart lets Sales claims show it off:
+Siti and Jason report to Nurul (Sales Manager), who reviews; Zainal heads Sales and
+approves; four admins (Aisha, Grace and, in Finance, Daniel and Mei Ling) commit and pay
+— one commits, another pays. Hannah's claims (HR) are reviewed by Grace and approved by
+Aisha, so Finance commits and pays them. Claims of those who report straight to their
+unit's head (the heads themselves, Grace, Ravi, Mei Ling, Ops) would need the same
+person twice: the flow's page warns about them.
 
 Seeding is idempotent: when ``acme`` exists nothing is touched, so an admin's edits in
 the demo survive every restart.
@@ -44,21 +52,24 @@ POSITIONS = (
     ("OPS-HEAD", "Head of Operations", "OPS", "CEO", True),
     ("OPS-ANALYST", "Operations Analyst", "OPS", "OPS-HEAD", False),
     ("OPS-COORD", "Operations Coordinator", "OPS", "OPS-HEAD", False),
-    ("SALES-HEAD", "Head of Sales", "SALES", "CEO", True),
-    ("SALES-EXEC-1", "Sales Executive", "SALES", "SALES-HEAD", False),
-    ("SALES-EXEC-2", "Sales Executive", "SALES", "SALES-HEAD", False),
+    ("SALES-DIR", "Sales Director", "SALES", "CEO", True),
+    ("SALES-MGR", "Sales Manager", "SALES", "SALES-DIR", False),
+    ("SALES-EXEC-1", "Sales Executive", "SALES", "SALES-MGR", False),
+    ("SALES-EXEC-2", "Sales Executive", "SALES", "SALES-MGR", False),
 )
 PEOPLE = (
     DemoPerson("aisha@acme.example", "Aisha Rahman", "CEO", (Role.ADMIN,)),
     DemoPerson("grace@acme.example", "Grace Lee", "OFFICE-MGR", (Role.ADMIN,)),
     DemoPerson("hannah@acme.example", "Hannah Ong", "HR"),
     DemoPerson("ravi@acme.example", "Ravi Kumar", "AUDIT", (Role.AUDITOR,)),
-    DemoPerson("daniel@acme.example", "Daniel Tan", "CFO"),
-    DemoPerson("meiling@acme.example", "Chen Mei Ling", "FIN-CLERK"),
+    # Finance commits and pays claims: an admin's steps in the seeded expense claim.
+    DemoPerson("daniel@acme.example", "Daniel Tan", "CFO", (Role.ADMIN,)),
+    DemoPerson("meiling@acme.example", "Chen Mei Ling", "FIN-CLERK", (Role.ADMIN,)),
     DemoPerson("farid@acme.example", "Farid Ismail", "OPS-HEAD"),
     DemoPerson("priya@acme.example", "Priya Nair", "OPS-ANALYST"),
     DemoPerson("weijie@acme.example", "Lim Wei Jie", "OPS-COORD"),
-    DemoPerson("nurul@acme.example", "Nurul Huda", "SALES-HEAD"),
+    DemoPerson("zainal@acme.example", "Zainal Abidin", "SALES-DIR"),
+    DemoPerson("nurul@acme.example", "Nurul Huda", "SALES-MGR"),
     DemoPerson("jason@acme.example", "Jason Wong", "SALES-EXEC-1"),
     DemoPerson("siti@acme.example", "Siti Aminah", "SALES-EXEC-2"),
 )
@@ -68,7 +79,13 @@ def seed_demo() -> bool:
     """Create ``acme`` with its chart and people. Returns False when it already exists."""
     if account_queries.find_organization(DEMO_SLUG) is not None:
         return False
-    org = provision_organization(DEMO_SLUG, "Acme Trading Sdn Bhd", base_currency="MYR")
+    org = provision_organization(
+        DEMO_SLUG,
+        "Acme Trading Sdn Bhd",
+        base_currency="MYR",
+        time_zone="Asia/Kuala_Lumpur",
+        territory="MY",
+    )
     system = SystemActor(org_id=org.id, org_slug=org.slug)
     unit_ids: dict[str, int] = {}
     for code, name, parent in UNITS:

@@ -15,11 +15,22 @@ from portal.flows.services import seed_flows
 
 
 def provision_organization(
-    slug: str, name: str, *, base_currency: str = "USD", default_locale: str = "en"
+    slug: str,
+    name: str,
+    *,
+    base_currency: str = "USD",
+    default_locale: str = "en",
+    time_zone: str = "UTC",
+    territory: str | None = None,
 ) -> Organization:
     """A new organization with v1 of every seeded flow."""
     org = accounts.create_organization(
-        slug, name, base_currency=base_currency, default_locale=default_locale
+        slug,
+        name,
+        base_currency=base_currency,
+        default_locale=default_locale,
+        time_zone=time_zone,
+        territory=territory,
     )
     seed_flows(org.id)
     return org

@@ -156,9 +156,12 @@ def demo_browser(app: Flask, name: str) -> tuple[FlaskClient, str]:
 @pytest.fixture
 def people(app, globex) -> Callable[[str], Actor]:
     """The demo organization, whose chart every flow can route: Siti and Jason (Sales
-    Executives) report to Nurul (head of Sales); Hannah (HR) reports to Grace (Office
-    Manager, admin), who reports to Aisha (CEO, admin, head of the Executive Office); Ravi
-    is the auditor. Globex is there too, and must stay invisible."""
+    Executives) report to Nurul (Sales Manager), who reports to Zainal (Sales Director,
+    head of Sales); Hannah (HR) reports to Grace (Office Manager, admin), who reports to
+    Aisha (CEO, admin, head of the Executive Office); Daniel (CFO) and Mei Ling (Finance
+    Clerk) are admins too; Ravi is the auditor. Under the expense claim's exclusive
+    approval a Sales claim is reviewed by Nurul, approved by Zainal, and committed and
+    paid by two different admins. Globex is there too, and must stay invisible."""
     return demo_people()
 
 

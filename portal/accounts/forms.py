@@ -117,3 +117,22 @@ class OrganizationSettingsForm(FlaskForm):
     require_admin_two_factor = BooleanField(
         _l("Admins must use two-factor sign-in to reach the admin pages")
     )
+
+
+class OrganizationProfileForm(FlaskForm):
+    """An organization's settings. The choices are checked by the service (which names
+    a bad zone or country), not by the select, so every refusal reads the same."""
+
+    name = StringField(_l("Name"), validators=[DataRequired(), Length(max=200)])
+    default_locale = SelectField(
+        _l("Default language"),
+        choices=[SelectChoice(code, code) for code in SUPPORTED_LOCALES],
+        validate_choice=False,
+    )
+    time_zone = SelectField(_l("Time zone"), validate_choice=False)
+    territory = SelectField(_l("Country for dates and money"), validate_choice=False)
+
+
+class MyTimeZoneForm(FlaskForm):
+    # "" follows the organization's zone.
+    time_zone = SelectField(_l("Your time zone here"), validate_choice=False)

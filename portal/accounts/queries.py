@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from sqlalchemy import ColumnElement, ScalarSelect, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.models import Credential, Membership, Organization, User
+from portal.core.clock import clock
 from portal.core.db import MAX_ID, storable_ids, table_of
 from portal.core.uow import operator_work, platform_work, unit_of_work_for
 from portal.domain.actor import Actor, SystemActor
@@ -66,6 +68,19 @@ def chart_version_in(session: Session, org_id: int) -> int:
     return int(
         session.execute(select(_ORG.c.chart_version).where(_ORG.c.id == org_id)).scalar_one()
     )
+
+
+def time_zone_in(session: Session, org_id: int) -> str:
+    """The organization's IANA zone, read on its own."""
+    return session.scalar(select(_ORG.c.time_zone).where(_ORG.c.id == org_id)) or "UTC"
+
+
+def today_in(session: Session, actor: Actor | SystemActor) -> date:
+    """The day it is in the actor's organization: a person's actor carries the zone;
+    the platform's (seeding, jobs) reads it."""
+    if isinstance(actor, Actor):
+        return clock.today_in(actor.time_zone)
+    return clock.today_in(time_zone_in(session, actor.org_id))
 
 
 def base_currency_in(session: Session, org_id: int) -> str:
@@ -184,6 +199,10 @@ class MyMembership:
     roles: tuple[str, ...]
     # The organization wants its admins signed in with a second factor.
     admin_two_factor: bool = False
+    # The organization's zone and territory, and the member's own zone (None: the org's).
+    time_zone: str = "UTC"
+    territory: str | None = None
+    own_time_zone: str | None = None
 
 
 @dataclass(frozen=True)
@@ -208,6 +227,9 @@ _MEMBERSHIP_COLUMNS = (
     Membership.id.label("member_id"),
     Membership.roles,
     Organization.require_admin_two_factor,
+    Organization.time_zone,
+    Organization.territory,
+    Membership.time_zone.label("own_time_zone"),
 )
 # An archived organization is closed to its members.
 _OPEN_ORGANIZATION = (Organization.id == Membership.org_id) & Organization.archived_at.is_(None)
@@ -249,6 +271,9 @@ def _membership(row: Any) -> MyMembership:
         row.member_id,
         tuple(row.roles),
         bool(row.require_admin_two_factor),
+        row.time_zone or "UTC",
+        row.territory,
+        row.own_time_zone,
     )
 
 
@@ -311,6 +336,9 @@ def actor_in(
                 member_id=m.member_id,
                 roles=frozenset(m.roles),
                 locale=user_locale or m.default_locale,
+                time_zone=m.time_zone,
+                territory=m.territory,
+                own_time_zone=m.own_time_zone,
             )
     return None
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
+from portal.domain.time_zones import local_day
+
 
 class Clock:
     def __init__(self) -> None:
@@ -13,7 +15,12 @@ class Clock:
         return self._frozen if self._frozen is not None else datetime.now(UTC)
 
     def today(self) -> date:
+        """The day in UTC. Days people see are in their organization's zone: ``today_in``."""
         return self.now().date()
+
+    def today_in(self, zone_name: str) -> date:
+        """The calendar day it is now in the IANA zone ``zone_name``."""
+        return local_day(self.now(), zone_name)
 
     def freeze(self, at: datetime) -> None:
         if at.tzinfo is None:

@@ -13,6 +13,7 @@ per-statement cost would double the time of a decision. The statements are built
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -28,7 +29,7 @@ from portal.domain import engine
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.authority import Principal
 from portal.domain.editing import is_draft
-from portal.domain.errors import NotFound
+from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import Graph
 from portal.domain.orgchart import ChartSnapshot
 from portal.flows.queries import version_in
@@ -77,6 +78,9 @@ class DocumentRecord:
     chain_hash: str
     created_at: datetime
     updated_at: datetime
+    # Set when its requester threw the draft away (``services.discard_draft``).
+    discarded_at: datetime | None
+    discarded_by: int | None
 
 
 _RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(DocumentRecord))
@@ -105,10 +109,19 @@ class VisibleDocument:
 
 
 def load_visible(
-    session: Session, actor: Actor | SystemActor, reference: str, *, lock: bool = False
+    session: Session,
+    actor: Actor | SystemActor,
+    reference: str,
+    *,
+    lock: bool = False,
+    discarded: bool = False,
 ) -> VisibleDocument:
     """The document at ``reference`` if the actor may see it, else ``NotFound``; with
-    ``lock``, its row is locked for the rest of the transaction. Two statements."""
+    ``lock``, its row is locked for the rest of the transaction. Two statements.
+
+    A discarded draft is ``document_discarded`` to whoever could see it (its requester,
+    admins, auditors): nothing more can be done with it. Only a read that passes
+    ``discarded`` gets it, and only for admins and auditors, who keep the record."""
     conn = session.connection()
     row = conn.execute(
         _LOCK_DOCUMENT if lock else _SELECT_DOCUMENT,
@@ -129,6 +142,8 @@ def load_visible(
     visible = actor.is_admin or actor.is_auditor or actor.member_id == row.requester_id or held
     if not visible:
         raise NotFound("document")
+    if row.discarded_at is not None and not (discarded and (actor.is_admin or actor.is_auditor)):
+        raise DomainError("document_discarded")
     return VisibleDocument(record_of(row), row.requester_name, row.chart_version, task_transitions)
 
 
@@ -149,6 +164,8 @@ class DocumentView:
     state_entered_at: datetime
     created_at: datetime
     graph: Graph
+    # When its requester threw the draft away; only admins and auditors see it then.
+    discarded_at: datetime | None = None
 
     @property
     def is_draft(self) -> bool:
@@ -179,11 +196,15 @@ def document_view(doc: DocumentRecord, requester_name: str, graph: Graph) -> Doc
         state_entered_at=doc.state_entered_at,
         created_at=doc.created_at,
         graph=graph,
+        discarded_at=doc.discarded_at,
     )
 
 
-def facts_of(doc: DocumentRecord) -> engine.DocumentFacts:
-    """What the rules need to know about the document."""
+def facts_of(
+    doc: DocumentRecord, decided: Mapping[int, frozenset[str]] | None = None
+) -> engine.DocumentFacts:
+    """What the rules need to know about the document (and, under exclusive approval,
+    who decided which step: ``queries.deciders.steps_decided_in``)."""
     return engine.DocumentFacts(
         id=doc.id,
         reference=doc.reference,
@@ -195,6 +216,7 @@ def facts_of(doc: DocumentRecord) -> engine.DocumentFacts:
         state=doc.state,
         fields=doc.fields,
         dispute_raiser=doc.dispute_raiser_id,
+        decided=decided or {},
     )
 
 

@@ -1,8 +1,10 @@
 """The document form: title, description and amount, then one input per field the
 kind's flow declares. The flow decides the fields, so the form class is built per graph.
 
-The form only parses what the browser sends (an amount, a date); whether a value is
-allowed (required, negative, one of the choices) is the service's to say.
+The form parses what the browser sends (an amount, a number, a date); whether a value
+is allowed (required, one of the choices) is the service's to say. Amounts and numbers
+are read as the reader writes them (``web.money_input``), strictly: the amount is also
+checked against its currency here, so its refusal stands beside it with the others.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from wtforms.validators import InputRequired
 
 from portal.domain.errors import DomainError
 from portal.domain.graph import DocumentField, FieldType, Graph
-from portal.domain.money import parse_amount, plain_number
+from portal.domain.money import check_amount, parse_amount
 from portal.web.messages import message_for
+from portal.web.money_input import input_text, number_form, number_text, reader_locale
 
 
 def _not_a(code: str, label: object) -> str:
@@ -31,28 +34,81 @@ def _not_a(code: str, label: object) -> str:
 
 
 class AmountField(StringField):
-    """Typed as text (so "1,234.50" is fine), held as a Decimal."""
+    """Typed as the reader writes amounts ("1,234.50" in English), held as a Decimal of
+    ``currency`` at its decimals. Empty is None (InputRequired says so)."""
+
+    def __init__(self, *args: Any, currency: str = "", locale: str = "en", **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.currency = currency
+        self.locale = locale
+        # 1234.50 as this reader writes it, for the hint beside the input.
+        self.example = number_form(locale, currency or None).example
 
     def process_formdata(self, valuelist: list[Any]) -> None:
         if not valuelist:
             return
         self.data = None
-        if not plain_number(valuelist[0]):
-            if str(valuelist[0]):  # spaces or separators alone: no number in them
-                raise ValueError(_not_a("field_not_number", self.label.text))
+        if not str(valuelist[0]).strip():
             return  # nothing typed: InputRequired says so
+        form = number_form(self.locale, self.currency or None)
         try:
-            self.data = parse_amount(valuelist[0])
-        except DomainError:
-            raise ValueError(_not_a("field_not_number", self.label.text)) from None
+            self.data = check_amount(parse_amount(str(valuelist[0]), form), self.currency)
+        except DomainError as error:
+            raise ValueError(message_for(error)) from None
+
+    def _value(self) -> str:
+        if self.raw_data:
+            return str(self.raw_data[0])  # what was typed, as typed
+        if isinstance(self.data, Decimal):
+            return input_text(self.data, self.currency, self.locale)
+        return ""
+
+
+class NumberInputField(StringField):
+    """A declared number (or money) field: read as the reader writes numbers, held as
+    a Decimal; its size and precision are the service's to judge."""
+
+    # What the reader's typing is refused as, for a field rather than the amount.
+    _REFUSALS = {"amount_ambiguous": "field_number_ambiguous"}
+
+    def __init__(
+        self,
+        *args: Any,
+        subject: str = "",
+        currency: str | None = None,
+        locale: str = "en",
+        **kw: Any,
+    ) -> None:
+        super().__init__(*args, **kw)
+        self.subject = subject  # the field's name in a sentence (its label, unmarked)
+        self.currency = currency
+        self.locale = locale
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        if not valuelist:
+            return
+        self.data = None
+        if not str(valuelist[0]).strip():
+            return
+        try:
+            self.data = parse_amount(str(valuelist[0]), number_form(self.locale, self.currency))
+        except DomainError as error:
+            code = self._REFUSALS.get(error.code, "field_number_invalid")
+            refusal = DomainError(code, label=self.subject, example=error.params.get("example"))
+            raise ValueError(message_for(refusal)) from None
 
     def _value(self) -> str:
         if self.raw_data:
             return str(self.raw_data[0])
-        if isinstance(self.data, Decimal):
-            cents = self.data.quantize(Decimal("0.01"))
-            return format(cents if cents == self.data else self.data.normalize(), "f")
-        return ""
+        if self.data is None or self.data == "":
+            return ""
+        try:  # a saved value: exact decimal text
+            number = parse_amount(self.data)
+        except DomainError:
+            return str(self.data)
+        if self.currency:
+            return input_text(number, self.currency, self.locale)
+        return number_text(number, self.locale)
 
 
 class OptionalDateField(DateField):
@@ -93,11 +149,17 @@ def _label(spec: DocumentField, locale: str) -> str:
     return _("%(label)s (required)", label=text) if spec.required else text
 
 
-def _input_for(spec: DocumentField, locale: str):
+def _input_for(spec: DocumentField, locale: str, currency: str, numbers: str):
     label = _label(spec, locale)
     kw: dict[str, Any] = {"required": True, "aria-required": "true"} if spec.required else {}
     if spec.type in (FieldType.NUMBER, FieldType.MONEY):
-        return StringField(label, render_kw={**kw, "inputmode": "decimal"})
+        return NumberInputField(
+            label,
+            subject=spec.labels.text(locale) or spec.key,
+            currency=currency if spec.type == FieldType.MONEY else None,
+            locale=numbers,
+            render_kw={**kw, "inputmode": "decimal", "autocomplete": "off"},
+        )
     if spec.type == FieldType.DATE:
         return OptionalDateField(label, render_kw=kw)
     if spec.type == FieldType.CHOICE:
@@ -112,14 +174,25 @@ def _input_for(spec: DocumentField, locale: str):
     return StringField(label, render_kw={**kw, "maxlength": 2000})
 
 
-def document_form(graph: Graph, locale: str, *, data: dict[str, Any] | None = None) -> DocumentForm:
-    """A form for documents of ``graph``'s kind; on POST it reads the request."""
+def document_form(
+    graph: Graph, locale: str, *, currency: str, data: dict[str, Any] | None = None
+) -> DocumentForm:
+    """A form for documents of ``graph``'s kind, with amounts in ``currency``; on POST it
+    reads the request. Numbers are read in the reader's formatting locale."""
+
+    numbers = reader_locale()
 
     class _Form(DocumentForm):
-        pass
+        amount = AmountField(
+            _l("Amount"),
+            validators=[InputRequired(message=_l("Enter the amount."))],
+            currency=currency,
+            locale=numbers,
+            render_kw={"inputmode": "decimal", "autocomplete": "off"},
+        )
 
     for spec in graph.fields:
-        setattr(_Form, input_name(spec.key), _input_for(spec, locale))
+        setattr(_Form, input_name(spec.key), _input_for(spec, locale, currency, numbers))
     form = _Form(data=data or {})
     # Marked like the flow's required fields, so every required input says so.
     for always in (form.title, form.amount):
@@ -140,7 +213,8 @@ def field_values(form: DocumentForm, graph: Graph) -> dict[str, object]:
         if spec.type == FieldType.DATE:
             value = value.isoformat() if isinstance(value, date) else None
         elif spec.type in (FieldType.NUMBER, FieldType.MONEY):
-            value = plain_number(value) or None
+            # The exact decimal text the service reads (never a float).
+            value = format(value, "f") if isinstance(value, Decimal) else None
         elif spec.type == FieldType.BOOL:
             value = bool(value)
         elif isinstance(value, str) and not value.strip():

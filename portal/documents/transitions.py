@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import bindparam, case, insert, select, update
 from sqlalchemy.orm import Session
 
+from portal.accounts.queries import today_in
 from portal.core import outbox
 from portal.core.clock import clock
 from portal.core.db import table_of
@@ -34,6 +35,7 @@ from portal.documents.access import (
     principal_of,
 )
 from portal.documents.models import Decision, Document, Task, TaskStatus
+from portal.documents.queries.deciders import steps_decided_in
 from portal.documents.queries.detail import DocumentDetail, document_detail_in
 from portal.domain import engine
 from portal.domain.actor import Actor, SystemActor
@@ -167,11 +169,12 @@ def _transition_in(
     doc = loaded.doc
     graph = version_in(session, actor.org_id, doc.kind, doc.version).graph
     now = clock.now()
-    chart = load_chart(session, now.date(), version=loaded.chart_version)
+    # The chart as it stands on the organization's day, not UTC's.
+    chart = load_chart(session, today_in(session, actor), version=loaded.chart_version)
     try:
         plan = engine.decide(
             graph,
-            facts_of(doc),
+            facts_of(doc, steps_decided_in(session, doc, graph)),
             transition,
             seen_state=seen_state,
             comment=comment,
@@ -279,7 +282,8 @@ def _open_tasks(
             "document_id": doc.id,
             "state": plan.state,
             "assignee_id": member_id,
-            "via": engine.Via.GRANT,
+            # Reached only past a gap (a vacant seat): the task says so.
+            "via": engine.Via.ESCALATION if member_id in dict(plan.escalated) else engine.Via.GRANT,
             "transitions": list(plan.transitions),
             "band_floor": plan.band_floor,
             "due_at": plan.due_at,
@@ -304,9 +308,12 @@ def outbox_events(
     events: list[tuple[str, dict[str, Any]]] = []
     assignees = sorted({m for plan in plans for m in plan.assignees})
     if assignees:
-        events.append(
-            ("notify.task_assigned", {**base, "members": assignees, "state": chosen.to_state})
-        )
+        assigned: dict[str, Any] = {**base, "members": assignees, "state": chosen.to_state}
+        # Who was reached only by escalating past a gap, and past which (told to them).
+        escalated = {str(m): gap.to_json() for p in plans for m, gap in p.escalated}
+        if escalated:
+            assigned["escalated"] = escalated
+        events.append(("notify.task_assigned", assigned))
     if actor.member_id != doc.requester_id:
         events.append(
             (

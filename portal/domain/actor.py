@@ -23,6 +23,17 @@ class Actor:
     member_id: int
     roles: frozenset[str] = field(default_factory=frozenset)
     locale: str = "en"
+    # The organization's IANA zone: the days it computes ("today", a seat's last day).
+    time_zone: str = "UTC"
+    # The country whose date and money conventions the organization reads (``MY``).
+    territory: str | None = None
+    # The member's own zone for what is shown to them; None: the organization's.
+    own_time_zone: str | None = None
+
+    @property
+    def display_time_zone(self) -> str:
+        """The zone times are shown in to this member."""
+        return self.own_time_zone or self.time_zone
 
     @property
     def is_admin(self) -> bool:
@@ -43,6 +54,13 @@ class SystemActor:
     member_id: None = None
     roles: frozenset[str] = frozenset({Role.ADMIN})
     locale: str = "en"
+    time_zone: str = "UTC"
+    territory: str | None = None
+    own_time_zone: None = None
+
+    @property
+    def display_time_zone(self) -> str:
+        return self.time_zone
 
     @property
     def is_admin(self) -> bool:

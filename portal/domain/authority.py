@@ -6,7 +6,8 @@ the winning band of its gate state's grants, resolved for this requester over th
 chart as it stands — never by the requester themselves, never by whoever raised the
 dispute being closed, and never by a smaller band standing in for a higher one that
 found nobody. An open task assigned to the actor (handed over, escalated) carries
-authority of its own.
+authority of its own. Under exclusive approval, whoever decided another approval step
+of the document is refused whatever their authority (``domain.exclusive``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from portal.domain.errors import DomainError
+from portal.domain.exclusive import EXCLUSIVE_APPROVAL, other_step
 from portal.domain.graph import Gate, Graph, StateRole, Transition
 from portal.domain.ladder import band_for
 from portal.domain.orgchart import ChartSnapshot
@@ -67,12 +69,14 @@ def authorize(
     chart: ChartSnapshot,
     *,
     task_transitions: Mapping[str, str] | None = None,
+    locale: str = "en",
 ) -> Authority:
     """Step 5: on whose authority the actor may take ``transition``, or the refusal.
 
     ``task_transitions`` maps the transitions the actor's own open tasks on this
     document authorise to how the task came to them: a handed-over or escalated task
-    carries authority of its own, recorded as that ``via``.
+    carries authority of its own, recorded as that ``via``. ``locale`` names the step
+    an ``exclusive_approval`` refusal is about.
     """
     if transition.gate == Gate.REQUESTER:
         if actor.member_id != document.requester:
@@ -102,11 +106,23 @@ def authorize(
         raise TransitionRefused("dispute_raiser")
     if actor.member_id is not None and actor.member_id == document.requester:
         raise TransitionRefused("self_approval")
-    if actor.member_id in eligible:
-        return Authority(Via.GRANT, actor.member_id, gate_state, floor, eligible, resolutions)
-    task_via = (task_transitions or {}).get(transition.key)
-    if task_via is not None:
-        return Authority(task_via, actor.member_id, gate_state, floor, eligible, resolutions)
+    via = Via.GRANT if actor.member_id in eligible else None
+    via = via or (task_transitions or {}).get(transition.key)
+    if via is not None:
+        _check_exclusive(graph, gate_state, document, actor, locale)
+        return Authority(via, actor.member_id, gate_state, floor, eligible, resolutions)
     if band is None:
         raise TransitionRefused("no_band_covers_amount", amount=str(document.amount))
     raise TransitionRefused("not_assigned")
+
+
+def _check_exclusive(
+    graph: Graph, step: str, document: DocumentFacts, actor: Principal, locale: str
+) -> None:
+    """Under exclusive approval, a member who decided another approval step of this
+    document decides no other (``domain.exclusive``)."""
+    if not graph.exclusive_approval or step not in graph.approval_states():
+        return
+    spent_on = other_step(document.decided, actor.member_id, step)
+    if spent_on is not None:
+        raise TransitionRefused(EXCLUSIVE_APPROVAL, step=graph.state_label(spent_on, locale))

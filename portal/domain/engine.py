@@ -7,15 +7,23 @@ required comment must be there (422 ``comment_required``, like every field
 error); the guard must hold (422
 ``guard_failed`` with its declared message); the actor must have authority (403 with
 one of ``not_requester``, ``not_assigned``, ``self_approval``, ``dispute_raiser``,
-``no_band_covers_amount``). Then the next state's tasks are planned — or the whole
-transition is refused naming the gap that would strand the document (422
-``route_has_gap``); leaving the draft state checks the whole route the same way.
+``no_band_covers_amount``, ``exclusive_approval``). Then the next state's tasks are
+planned — or the whole transition is refused naming the gap that would strand the
+document (422 ``route_has_gap``); leaving the draft state checks the whole route the
+same way.
+
+Under exclusive approval (a flow setting; the rule is ``domain.exclusive``'s) the
+document's facts carry who decided which approval step (``DocumentFacts.decided``, read
+from its history by the caller, only when the flow has the setting): a member who
+decided one step is refused any other, gets no task for it, and a decision that would
+leave a step ahead with nobody to decide it is refused naming that step
+(``route_has_gap`` with the reason ``exclusive_approval``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -29,6 +37,7 @@ from portal.domain.authority import TransitionRefused as TransitionRefused
 from portal.domain.authority import Via as Via
 from portal.domain.authority import authorize as authorize
 from portal.domain.durations import duration_minutes
+from portal.domain.exclusive import counts, with_decision
 from portal.domain.graph import (
     CommentPolicy,
     Graph,
@@ -36,8 +45,8 @@ from portal.domain.graph import (
     Transition,
 )
 from portal.domain.orgchart import ChartSnapshot
-from portal.domain.resolution import Gap
-from portal.domain.routing import route, route_step
+from portal.domain.resolution import Gap, GapReason, Resolution
+from portal.domain.routing import Step, route, route_step
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,9 @@ class DocumentFacts:
     fields: Mapping[str, Any] = field(default_factory=dict)
     # Who raised the dispute the document is in, if it is in one.
     dispute_raiser: int | None = None
+    # Under exclusive approval: member -> the approval steps they decided on this
+    # document (``exclusive.steps_decided``); empty when the flow lacks the setting.
+    decided: Mapping[int, frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -68,6 +80,25 @@ class TaskPlan:
     transitions: tuple[str, ...]
     band_floor: Decimal
     due_at: datetime | None
+    # Assignees the step reached only by escalating past a gap (a vacant seat), with
+    # that gap: their task is opened ``via`` escalation and they are told why.
+    escalated: tuple[tuple[int, Gap], ...] = ()
+
+
+def escalations_of(
+    band_grants: tuple[int, ...], resolutions: Sequence[Resolution]
+) -> dict[int, Gap]:
+    """Which members of a band came to it only through an escalation, and past what:
+    a member whom some winning grant names directly is there in their own right."""
+    winning = [r for r in resolutions if r.index in band_grants and r.members]
+    direct = {m for r in winning if r.escalated_past is None for m in r.members}
+    found: dict[int, Gap] = {}
+    for r in winning:
+        if r.escalated_past is not None:
+            for m in r.members:
+                if m not in direct:
+                    found.setdefault(m, r.escalated_past)
+    return found
 
 
 class Posting:
@@ -135,8 +166,9 @@ def _refuse_gap(state: str, gap: Gap) -> TransitionRefused:
 
 
 def check_route(graph: Graph, document: DocumentFacts, chart: ChartSnapshot) -> None:
-    """Submitting (leaving the draft state) needs every approval step staffed."""
-    found = route(graph, document.requester, document.amount, chart)
+    """Submitting (leaving the draft state) needs every approval step staffed — under
+    exclusive approval, each by someone of its own."""
+    found = route(graph, document.requester, document.amount, chart, document.decided)
     first = found.first_gap()
     if first is not None:
         step, gap = first
@@ -151,8 +183,11 @@ def plan_tasks(
     now: datetime,
 ) -> list[TaskPlan]:
     """The tasks entering ``state`` opens: for each distinct gate state among its exits
-    that someone other than the requester takes, the winning band's members. A step
-    nobody could decide refuses the transition that would strand the document there."""
+    that someone other than the requester takes, the winning band's members (under
+    exclusive approval, those left: ``document.decided`` must include the decision
+    being made). A step nobody could decide refuses the transition that would strand
+    the document there — as does, under exclusive approval, a step not yet decided that
+    would be left with nobody of its own."""
     target = graph.state(state)
     due_at = None
     if target is not None and target.deadline is not None:
@@ -164,16 +199,46 @@ def plan_tasks(
         gate_state = graph.gate_state(t)
         if gate_state is not None:
             by_gate.setdefault(gate_state, []).append(t.key)
+    exclusive = _exclusive_steps(graph, by_gate, document, chart)
     plans = []
     for gate_state, keys in by_gate.items():
-        step = route_step(graph, gate_state, document.requester, document.amount, chart)
+        step = exclusive.get(gate_state) or route_step(
+            graph, gate_state, document.requester, document.amount, chart
+        )
         if step.gaps:
             raise _refuse_gap(gate_state, step.gaps[0])
         assert step.band is not None  # a step without gaps has a staffed band
+        escalated = escalations_of(step.band.grants, step.resolutions)
         plans.append(
-            TaskPlan(state, gate_state, step.band.members, tuple(keys), step.band.floor, due_at)
+            TaskPlan(
+                state,
+                gate_state,
+                step.eligible,
+                tuple(keys),
+                step.band.floor,
+                due_at,
+                tuple((m, escalated[m]) for m in step.eligible if m in escalated),
+            )
         )
     return plans
+
+
+def _exclusive_steps(
+    graph: Graph, by_gate: Mapping[str, object], document: DocumentFacts, chart: ChartSnapshot
+) -> dict[str, Step]:
+    """Under exclusive approval, when tasks open on an approval step: the route's steps
+    staffed with distinct people, by state. A step not yet decided that is stranded
+    only by the rule refuses now, before anyone is spent on the step at hand."""
+    if not graph.exclusive_approval or not any(g in graph.approval_states() for g in by_gate):
+        return {}
+    found = route(graph, document.requester, document.amount, chart, document.decided)
+    done = set().union(*document.decided.values()) if document.decided else set()
+    for step in found.steps:
+        if step.state not in by_gate and step.state not in done:
+            gap = next((g for g in step.gaps if g.reason == GapReason.EXCLUSIVE_APPROVAL), None)
+            if gap is not None:
+                raise _refuse_gap(step.state, gap)
+    return {step.state: step for step in found.steps}
 
 
 def posting_of(graph: Graph, transition: Transition) -> str | None:
@@ -223,13 +288,20 @@ def decide(
     transition = require_transition(graph, document, key, seen_state, comment)
     check_guard(transition, document, principal, locale=locale)
     authority = authorize(
-        graph, transition, document, principal, chart, task_transitions=task_transitions
+        graph,
+        transition,
+        document,
+        principal,
+        chart,
+        task_transitions=task_transitions,
+        locale=locale,
     )
     source = graph.state(transition.from_state)
     target = graph.state(transition.to_state)
     if source is not None and source.role == StateRole.DRAFT:
         check_route(graph, document, chart)
-    tasks = tuple(plan_tasks(graph, transition.to_state, document, chart, now))
+    after = _after_decision(graph, document, transition, authority, principal)
+    tasks = tuple(plan_tasks(graph, transition.to_state, after, chart, now))
     entering_dispute = target is not None and target.role == StateRole.DISPUTE
     return Plan(
         transition,
@@ -238,3 +310,24 @@ def decide(
         posting_of(graph, transition),
         principal.member_id if entering_dispute else None,
     )
+
+
+def _after_decision(
+    graph: Graph,
+    document: DocumentFacts,
+    transition: Transition,
+    authority: Authority,
+    principal: Principal,
+) -> DocumentFacts:
+    """The document's facts once this decision is made: under exclusive approval, its
+    deciders have decided its step (what the next step's tasks are planned with)."""
+    step = authority.gate_state
+    if (
+        not graph.exclusive_approval
+        or step is None
+        or step not in graph.approval_states()
+        or not counts(graph, transition.gate, transition.to_state)
+    ):
+        return document
+    deciders = (principal.member_id, authority.authority_member)
+    return replace(document, decided=with_decision(document.decided, deciders, step))

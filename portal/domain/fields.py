@@ -13,7 +13,7 @@ from datetime import date
 
 from portal.domain.errors import DomainError
 from portal.domain.graph import DocumentField, FieldType, Graph
-from portal.domain.money import MAX_AMOUNT, check_amount, parse_amount
+from portal.domain.money import check_amount, check_number, parse_amount
 
 MAX_TEXT_FIELD = 2000
 MAX_TITLE = 200
@@ -30,8 +30,9 @@ class FieldErrors(DomainError):
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
-def _field_value(spec: DocumentField, value: object) -> object:
-    """One declared field's value, as stored (JSON): refusals name the field."""
+def _field_value(spec: DocumentField, value: object, currency: str) -> object:
+    """One declared field's value, as stored (JSON): refusals name the field. A money
+    field is an amount of ``currency`` (the document's)."""
     where = f"fields.{spec.key}"
     label = spec.labels.get("en") or spec.key
     if spec.type == FieldType.TEXT:
@@ -45,11 +46,11 @@ def _field_value(spec: DocumentField, value: object) -> object:
             number = parse_amount(value, field=where)
         except DomainError:
             raise DomainError("field_not_number", field=where, label=label) from None
-        if abs(number) >= MAX_AMOUNT:
-            raise DomainError("field_not_number", field=where, label=label)
         if spec.type == FieldType.MONEY:
-            check_amount(number, field=where)
-        return str(number)  # exact, never a float
+            number = check_amount(number, currency, field=where)
+        else:
+            number = check_number(number, field=where, label=label)
+        return format(number, "f")  # exact, never a float
     if spec.type == FieldType.DATE:
         text = str(value).strip()
         try:
@@ -73,8 +74,9 @@ def _field_value(spec: DocumentField, value: object) -> object:
     raise DomainError("field_unknown", field=where, key=spec.key)  # pragma: no cover
 
 
-def check_fields(graph: Graph, values: Mapping[str, object]) -> dict[str, object]:
-    """The declared fields, checked and normalised; every problem at once."""
+def check_fields(graph: Graph, values: Mapping[str, object], *, currency: str) -> dict[str, object]:
+    """The declared fields, checked and normalised; every problem at once. Money fields
+    are amounts of ``currency``."""
     errors: list[DomainError] = []
     out: dict[str, object] = {}
     declared = {f.key: f for f in graph.fields}
@@ -89,7 +91,7 @@ def check_fields(graph: Graph, values: Mapping[str, object]) -> dict[str, object
                 errors.append(DomainError("field_required", field=f"fields.{key}", label=label))
             continue
         try:
-            out[key] = _field_value(spec, value)
+            out[key] = _field_value(spec, value, currency)
         except DomainError as error:
             errors.append(error)
     if errors:

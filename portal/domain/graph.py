@@ -218,6 +218,9 @@ class Graph:
     grants: tuple[Grant, ...] = ()
     fields: tuple[DocumentField, ...] = ()
     posting_order: str | None = None  # None = PostingOrder.ACCRUAL_FIRST
+    # Segregation of duties: a member decides at most one approval step of a document
+    # (``domain.exclusive`` states the rule). Off unless the flow turns it on.
+    exclusive_approval: bool = False
 
     # --- questions the validator, the router and the engine ask -----------------------
 

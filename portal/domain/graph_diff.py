@@ -1,5 +1,6 @@
 """What a draft changes against the version it would replace, in the editor's words:
-states, transitions and fields added, removed and changed; grants added and removed.
+states, transitions and fields added, removed and changed; grants added and removed;
+the flow's settings (exclusive approval) turned on or off.
 
 The publish confirmation summarises this, so an admin sees what they are about to put
 in front of every new document. A state is known by its key, a transition by its
@@ -55,11 +56,14 @@ class GraphDiff:
     fields: Changes
     # The flow's own labels or posting order changed.
     flow_changed: bool
+    # Exclusive approval as the draft sets it, when that differs from the version before
+    # (for a first version: when it is on); None when it is unchanged.
+    exclusive_approval: bool | None = None
 
     @property
     def any(self) -> bool:
         parts = (self.states, self.transitions, self.grants, self.fields)
-        return self.flow_changed or any(p.any for p in parts)
+        return self.flow_changed or self.exclusive_approval is not None or any(p.any for p in parts)
 
 
 def _compare(
@@ -134,4 +138,9 @@ def diff(before: Graph | None, after: Graph) -> GraphDiff:
         fields=_compare(old.fields if old else (), after.fields, lambda f: f.key, _field_content),
         flow_changed=old is None
         or (old.labels, old.posting_order) != (after.labels, after.posting_order),
+        exclusive_approval=(
+            after.exclusive_approval
+            if (old.exclusive_approval if old else False) != after.exclusive_approval
+            else None
+        ),
     )

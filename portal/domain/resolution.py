@@ -22,7 +22,7 @@ person, not a relationship; the band leaves the requester out.)
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -41,6 +41,8 @@ class GapReason:
     ONLY_THE_REQUESTER = "only_the_requester"
     # A step where no grant covers the amount at all (routing, not resolution).
     NO_BAND = "no_band"
+    # Everyone in the band decides another step of the document (``domain.exclusive``).
+    EXCLUSIVE_APPROVAL = "exclusive_approval"
     ALL = (
         VACANT,
         POSITION_RETIRED,
@@ -51,6 +53,7 @@ class GapReason:
         ROLE_EMPTY,
         ONLY_THE_REQUESTER,
         NO_BAND,
+        EXCLUSIVE_APPROVAL,
     )
 
 
@@ -81,6 +84,10 @@ class Resolution:
     position_id: int | None = None
     escalated: bool = False
     gap: Gap | None = None
+    # Why it escalated: the gap it went past (the vacant seat, or a step where only the
+    # requester sat), so whoever it reached can be told. Not part of the recorded
+    # snapshot, nor of equality: ``escalated`` and ``position_id`` say what was found.
+    escalated_past: Gap | None = field(default=None, compare=False)
 
     @property
     def floor(self) -> Decimal:
@@ -106,6 +113,7 @@ class _Found:
     position_id: int | None = None
     escalated: bool = False
     gap: Gap | None = None
+    escalated_past: Gap | None = None
 
 
 def _max_levels(grant: Grant) -> int:
@@ -128,7 +136,8 @@ def _seat(grant: Grant, position_id: int | None, chart: ChartSnapshot) -> _Found
     if grant.on_vacancy != OnVacancy.REFUSE:
         above, members = chart.next_filled_above(position_id, _max_levels(grant))
         if members:
-            return _Found(members, above, escalated=True)
+            past = Gap(GapReason.VACANT, position_id=position_id)
+            return _Found(members, above, escalated=True, escalated_past=past)
     return _Found(gap=Gap(GapReason.VACANT, position_id=position_id))
 
 
@@ -197,7 +206,8 @@ def resolve(grant: Grant, requester: int, chart: ChartSnapshot, *, index: int = 
                 above, holders = chart.next_filled_above(primary, _max_levels(grant))
             up = tuple(m for m in holders if m != requester)
             if up:
-                return Resolution(grant, index, up, above, escalated=True)
+                past = Gap(GapReason.ONLY_THE_REQUESTER, member_id=requester)
+                return Resolution(grant, index, up, above, escalated=True, escalated_past=past)
             gap = Gap(GapReason.ONLY_THE_REQUESTER, member_id=requester)
             return Resolution(grant, index, (), found.position_id, gap=gap)
     return Resolution(
@@ -207,6 +217,7 @@ def resolve(grant: Grant, requester: int, chart: ChartSnapshot, *, index: int = 
         found.position_id,
         escalated=found.escalated,
         gap=found.gap if not members else None,
+        escalated_past=found.escalated_past,
     )
 
 

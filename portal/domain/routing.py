@@ -8,14 +8,20 @@ winning floor and the amount has a gap: a grant that should decide this amount a
 finds nobody must not silently hand the decision down to a smaller band. Other gaps
 (above the amount, below or beside the winning band) do not stop this document and
 are reported apart, since they would strand another amount.
+
+Under exclusive approval (``domain.exclusive``) each step's band is what is left once
+the members spent on another step are taken out, and a step nobody is left for — or
+that cannot be given a decider of its own — has the gap ``exclusive_approval``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 
+from portal.domain.exclusive import Decided, Exclusion, staff
 from portal.domain.graph import Graph
 from portal.domain.ladder import Band, band_for
 from portal.domain.orgchart import ChartSnapshot
@@ -32,6 +38,8 @@ class Step:
     # Gaps that do not stop this amount (above it, or at or below the winning floor):
     # a document of another amount could be stranded by them.
     other_gaps: tuple[Gap, ...]
+    # Under exclusive approval: the band's members who cannot decide here, and why.
+    excluded: tuple[Exclusion, ...] = ()
 
     @property
     def routable(self) -> bool:
@@ -39,7 +47,13 @@ class Step:
 
     @property
     def eligible(self) -> tuple[int, ...]:
-        return self.band.members if self.band else ()
+        """Who may decide: the band, without anyone exclusive approval leaves out."""
+        if self.band is None:
+            return ()
+        if not self.excluded:
+            return self.band.members
+        out = {e.member for e in self.excluded}
+        return tuple(m for m in self.band.members if m not in out)
 
 
 @dataclass(frozen=True)
@@ -65,7 +79,12 @@ def route_step(
     graph: Graph, state: str, requester: int, amount: Decimal, chart: ChartSnapshot
 ) -> Step:
     grants = [(i, g) for i, g in enumerate(graph.grants) if g.covers(state)]
-    resolutions = resolve_all(grants, requester, chart)
+    return step_of(state, resolve_all(grants, requester, chart), requester, amount)
+
+
+def step_of(state: str, resolutions: Sequence[Resolution], requester: int, amount: Decimal) -> Step:
+    """A step from its grants' resolutions: who decides ``amount``, or what stops it
+    (resolving once, a step can be asked about several amounts)."""
     band = band_for(resolutions, amount, requester)
     floor = band.floor if band is not None else None
     gaps: list[Gap] = []
@@ -83,8 +102,34 @@ def route_step(
     return Step(state, tuple(resolutions), band, tuple(gaps), tuple(other))
 
 
-def route(graph: Graph, requester: int, amount: Decimal, chart: ChartSnapshot) -> Route:
+def route(
+    graph: Graph,
+    requester: int,
+    amount: Decimal,
+    chart: ChartSnapshot,
+    decided: Decided | None = None,
+) -> Route:
+    """Every approval step; under exclusive approval, staffed with distinct people given
+    who has ``decided`` which step of the document already (nobody, before submission)."""
     steps = tuple(
         route_step(graph, state, requester, amount, chart) for state in graph.approval_states()
     )
+    if graph.exclusive_approval:
+        steps = exclusive_steps(steps, decided or {})
     return Route(requester, amount, chart.day, steps)
+
+
+def exclusive_steps(steps: tuple[Step, ...], decided: Decided) -> tuple[Step, ...]:
+    """The steps with exclusive approval applied: the members left out of each band, and
+    the gap ``exclusive_approval`` where nobody is left (on a step routable otherwise:
+    a step already stranded says so in its own words)."""
+    # A stranded step decides nothing: its band takes no part in the matching.
+    staffed = staff([(s.state, s.eligible if s.routable else ()) for s in steps], decided)
+    out = []
+    for step, found in zip(steps, staffed, strict=True):
+        if not step.routable:
+            out.append(step)
+            continue
+        gaps = (Gap(GapReason.EXCLUSIVE_APPROVAL),) if found.stranded else ()
+        out.append(replace(step, excluded=found.excluded, gaps=gaps))
+    return tuple(out)

@@ -30,8 +30,10 @@ from portal.flows import queries
 from portal.flows.services import drafts, pages, publishing, route_preview, transfer
 from portal.flows.services.validation import FlowInvalid
 from portal.flows.wording.changes import publish_summary
+from portal.flows.wording.exclusions import exclusion_text
 from portal.web.auth import admin_required
 from portal.web.messages import gap_message, message_for
+from portal.web.money_input import number_form, reader_locale
 from portal.web.request_input import json_body
 from portal.web.tenancy import current_actor
 
@@ -192,7 +194,8 @@ def route(kind: str) -> ResponseReturnValue:
     member = data.get("member_id")
     if isinstance(member, bool) or not isinstance(member, int) or not 0 < member <= MAX_ID:
         raise DomainError("unknown_requester", field="member_id")
-    amount = parse_amount(data.get("amount", ""))
+    # The amount the admin typed in the editor, read as they write amounts.
+    amount = parse_amount(data.get("amount", ""), number_form(reader_locale()))
     preview = route_preview.preview_draft_route(
         current_actor(), kind, member_id=member, amount=amount
     )
@@ -205,6 +208,11 @@ def route(kind: str) -> ResponseReturnValue:
                     "routable": step.routable,
                     "approvers": [preview.members.get(m, f"#{m}") for m in step.eligible],
                     "gaps": [gap_message(gap.reason, preview.gap_names(gap)) for gap in step.gaps],
+                    # Exclusive approval: who is left out of this step, and why.
+                    "excluded": [
+                        exclusion_text(e, preview.graph, preview.members, str(get_locale()))
+                        for e in step.excluded
+                    ],
                 }
                 for step in preview.route.steps
             ],

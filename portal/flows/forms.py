@@ -19,6 +19,8 @@ from portal.domain.errors import DomainError
 from portal.domain.money import parse_amount
 from portal.domain.text_input import is_id
 from portal.web.forms import WholeNumberField
+from portal.web.messages import message_for
+from portal.web.money_input import number_form, reader_locale
 
 
 class RevisionForm(FlaskForm):
@@ -60,8 +62,13 @@ class RoutePreviewForm(FlaskForm):
     as_of = DateField(_l("As of"), validators=[Optional()])
 
     def validate_amount(self, field: StringField) -> None:
-        # People type thousands separators; the service checks sign and precision.
+        # Read as the admin writes amounts (grouping and all, strictly); the service
+        # checks sign, size and the currency's decimals.
+        typed = (self.currency.data or "").strip().upper()
+        currency = typed if len(typed) == 3 and typed.isascii() and typed.isalpha() else None
         try:
-            self.amount_value = parse_amount(field.data or "")
-        except DomainError:
-            raise ValidationError(_l("Enter an amount such as 1250.00.")) from None
+            self.amount_value = parse_amount(
+                field.data or "", number_form(reader_locale(), currency)
+            )
+        except DomainError as error:
+            raise ValidationError(message_for(error)) from None

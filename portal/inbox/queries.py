@@ -1,4 +1,5 @@
-"""Reading the inbox: a member's open tasks joined to their documents, and their count.
+"""Reading the inbox: a member's open tasks joined to their documents, their own
+documents that wait for them (``documents.queries.next_steps``), and the counts.
 
 Read-only, and no Flask: the page, the nav badge, jobs and tests call these the same
 way. SQLAlchemy Core with explicit ``org_id`` and ``assignee_id`` predicates (row-level
@@ -16,6 +17,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from portal.core.uow import unit_of_work_for
+from portal.documents.queries.next_steps import NextStep, count_next_steps_in, next_steps_in
 from portal.documents.queries.tasks import count_open_tasks_in, open_task_rows_in
 from portal.domain.actor import Actor
 from portal.domain.graph import Graph
@@ -57,6 +59,8 @@ class InboxPage:
     total: int = 0
     # The member's unread notifications (the bell), read in the same transaction.
     unread: int = 0
+    # The member's own documents that wait for them (revise, confirm receipt).
+    steps: tuple[NextStep, ...] = ()
 
 
 def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT) -> InboxPage:
@@ -71,7 +75,9 @@ def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT) -> InboxPage:
         if len(tasks) == limit + 1 and not page.more:
             tasks = open_task_rows_in(connection, actor.org_id, actor.member_id, 2 * limit + 1)
             page = _page_of(uow.session, actor.org_id, tasks, limit)
-        return replace(page, unread=count_unread_in(connection, actor))
+        assert actor.member_id is not None
+        steps = next_steps_in(uow.session, actor.org_id, actor.member_id)
+        return replace(page, unread=count_unread_in(connection, actor), steps=tuple(steps))
 
 
 def _page_of(session: Session, org_id: int, tasks: list[Any], limit: int) -> InboxPage:
@@ -98,3 +104,11 @@ def count_open_tasks(actor: Actor) -> int:
     """How many open tasks the member has (the nav badge): one COUNT on the partial index."""
     with unit_of_work_for(actor) as uow:
         return count_open_tasks_in(uow.session.connection(), actor.org_id, actor.member_id)
+
+
+def count_next_steps(actor: Actor) -> int:
+    """How many of the member's own documents wait for them (the nav badge adds them)."""
+    if actor.member_id is None:
+        return 0
+    with unit_of_work_for(actor) as uow:
+        return count_next_steps_in(uow.session, actor.org_id, actor.member_id)

@@ -23,7 +23,8 @@ _ROW = (
     '<td><input type="checkbox" name="items" value="{value}" id="pick-{reference}" aria-label="{select}"{checked}></td>'
     '<th scope="row"><a href="{url}">{reference}</a></th>'
     "<td>{title}</td><td>{requester}</td>"
-    '<td class="num">{amount}</td><td>{state}</td><td>{age}</td>'
+    '<td class="num">{amount}</td>'
+    '<td><span class="tag state-chip tone-{tone}">{state}</span></td><td>{age}</td>'
     "<td>{due}</td></tr>\n"
 )
 _NO_DUE = '<span class="muted">—</span>'
@@ -50,6 +51,7 @@ def row_html(
     requester: str,
     amount: str,
     state: str,
+    tone: str,
     age: str,
     due: str | None,
     due_text: str,
@@ -57,14 +59,14 @@ def row_html(
     checked: bool,
 ) -> Markup:
     """``due`` is "overdue", "today", "later" or None; the texts are already in the
-    reader's language."""
+    reader's language; ``tone`` is the state's (``domain.diagram.state_tone``)."""
     if due is None:
         due_cell = _NO_DUE
     elif due == "later":
         due_cell = _DUE.format(text=_escaped(due_text))
     else:
-        tone = "danger" if due == "overdue" else "warn"
-        due_cell = _DUE_SOON.format(tone=tone, title=_escaped(due_title), text=_escaped(due_text))
+        due_tone = "danger" if due == "overdue" else "warn"
+        due_cell = _DUE_SOON.format(tone=due_tone, title=_escaped(due_title), text=_escaped(due_text))
     return Markup(  # noqa: S704 - every value below is escaped by _escaped
         _ROW.format(
             row_class=' class="overdue"' if due == "overdue" else "",
@@ -78,6 +80,7 @@ def row_html(
             requester=_escaped(requester),
             amount=_escaped(amount),
             state=_escaped(state),
+            tone=_escaped(tone),
             age=_escaped(age),
         )
     )

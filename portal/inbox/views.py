@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from flask import Blueprint, abort, g, render_template, request, url_for
 from flask.typing import ResponseReturnValue
-from flask_babel import format_date, format_datetime, get_locale
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import login_required
@@ -23,13 +23,24 @@ from markupsafe import Markup
 
 from portal.core.clock import clock
 from portal.documents import bulk as bulk_decisions
+from portal.documents.queries.next_steps import NextStep
+from portal.domain.diagram import state_tone
+from portal.domain.editing import is_draft
 from portal.domain.errors import DomainError
+from portal.domain.time_zones import local_day
 from portal.domain.verdicts import APPROVE, REJECT
 from portal.inbox import queries
 from portal.inbox.queries import InboxRow
 from portal.inbox.row_html import row_html
 from portal.web.errors import status_for
-from portal.web.i18n import format_elapsed, format_money
+from portal.web.i18n import (
+    format_day,
+    format_elapsed,
+    format_locale,
+    format_moment,
+    format_money,
+    reader_time_zone,
+)
 from portal.web.messages import message_for
 from portal.web.request_input import current_request_id, multiline
 from portal.web.tenancy import current_actor
@@ -67,12 +78,13 @@ def _locale() -> str:
     return str(get_locale())
 
 
-def _due(row: InboxRow, now: datetime) -> str | None:
+def _due(row: InboxRow, now: datetime, zone_name: str) -> str | None:
     if row.due_at is None:
         return None
     if row.is_overdue(now):
         return "overdue"
-    if row.due_at.date() == now.date():
+    # "Today" is the reader's day, not UTC's.
+    if local_day(row.due_at, zone_name) == local_day(now, zone_name):
         return "today"
     return "later"
 
@@ -89,7 +101,7 @@ def _lines(page: queries.InboxPage, checked: set[str]) -> list[Line]:
     """The rows, formatted here rather than by template filters (``row_html``): the
     locale is resolved once, and the words every row repeats are translated once per
     page."""
-    now, locale = clock.now(), _locale()
+    now, locale, formats, reader_zone = clock.now(), _locale(), format_locale(), reader_time_zone()
     select, overdue, today = _("Select %(reference)s"), _("overdue"), _("due today")
     due_words = {"overdue": overdue, "today": today}
     # One url_for for the page, not one per row: building a URL costs more than the row.
@@ -97,20 +109,23 @@ def _lines(page: queries.InboxPage, checked: set[str]) -> list[Line]:
     link = _document_url(marker)
     # Rows share a few (graph, state) pairs: each label is looked up once.
     labels: dict[tuple[int, str], str] = {}
+    tones: dict[tuple[int, str], str] = {}
     lines = []
     for row in page.rows:
         label_key = (id(row.graph), row.state)
         state_label = labels.get(label_key)
         if state_label is None:
             state_label = labels[label_key] = row.graph.state_label(row.state, locale)
+            found = row.graph.state(row.state)
+            tones[label_key] = state_tone(found.role if found else "")
         value = f"{row.reference}|{row.state}"
-        due = _due(row, now)
+        due = _due(row, now, reader_zone)
         if due is None or row.due_at is None:
             due_text = due_title = ""
         elif due == "later":
-            due_text, due_title = format_date(row.due_at), ""
+            due_text, due_title = format_day(row.due_at, formats, reader_zone), ""
         else:
-            due_text, due_title = due_words[due], format_datetime(row.due_at, "short")
+            due_text, due_title = due_words[due], format_moment(row.due_at, formats, reader_zone)
         lines.append(
             Line(
                 value,
@@ -121,14 +136,65 @@ def _lines(page: queries.InboxPage, checked: set[str]) -> list[Line]:
                     url=link.replace(marker, _path_segment(row.reference)),
                     title=row.title,
                     requester=row.requester_name,
-                    amount=format_money(row.amount, row.currency, locale),
+                    amount=format_money(row.amount, row.currency, formats),
                     state=state_label,
-                    age=format_elapsed(now - row.state_entered_at, locale),
+                    tone=tones[label_key],
+                    age=format_elapsed(now - row.state_entered_at, formats),
                     due=due,
                     due_text=due_text,
                     due_title=due_title,
                     checked=value in checked,
                 ),
+            )
+        )
+    return lines
+
+
+@dataclass(frozen=True)
+class StepLine:
+    """One of the member's own documents that waits for them, as the inbox says it:
+    "Revise EXP-2026-00001 — Rejected by Nurul Huda: receipt missing"."""
+
+    reference: str
+    url: str
+    # What to do, in the reader's language: the flow's own label for the action.
+    action: str
+    title: str
+    amount: str
+    # What put it here ("Rejected by Nurul Huda"), and the comment that came with it.
+    what: str | None
+    comment: str
+
+
+def _step_lines(steps: tuple[NextStep, ...]) -> list[StepLine]:
+    locale = _locale()
+    lines = []
+    for step in steps:
+        graph = step.graph
+        if graph.state(step.state) is not None and is_draft(graph, step.state):
+            # Back in its draft after a rejection: editing comes before resubmitting.
+            action = _("Revise and resubmit")
+            url = url_for("documents.edit", reference=step.reference)
+        else:
+            action = step.actions[0].labels.text(locale) if step.actions else step.state
+            url = _document_url(step.reference)
+        what = None
+        if step.decided_to is not None:
+            state = graph.state_label(step.decided_to, locale)
+            what = (
+                _("%(state)s by %(name)s", state=state, name=step.decided_by)
+                if step.decided_by
+                else _("%(state)s automatically", state=state)
+            )
+        lines.append(
+            StepLine(
+                step.reference,
+                url,
+                action,
+                step.title,
+                format_money(step.amount, step.currency),
+                what,
+                step.comment,
             )
         )
     return lines
@@ -154,6 +220,7 @@ def _page(
     page = queries.open_tasks(actor)
     # The nav's badges come with the page: no transactions of their own.
     g.inbox_count, g.unread_count = page.total, page.unread
+    g.next_steps_count = len(page.steps)
     checked = checked or set()
     lines = _lines(page, checked)
     shown = {line.value for line in lines}
@@ -168,6 +235,7 @@ def _page(
             outcomes=outcomes or [],
             refusal=refusal,
             actions=ACTIONS,
+            steps=_step_lines(page.steps),
         ),
         status,
     )
@@ -195,6 +263,8 @@ def rows() -> ResponseReturnValue:
         more=page.more,
         gone=sorted(v for v in checked if v not in shown),
         oob=True,
+        # Only whether there are any: the empty table then says it holds no decisions.
+        steps=page.steps,
     )
 
 

@@ -1,13 +1,14 @@
-"""Marking a member's notifications read."""
+"""Marking a member's notifications read: one, all, or the one being opened."""
 
 from __future__ import annotations
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from portal.core.clock import clock
 from portal.core.db import rows_changed, storable_ids
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor
+from portal.domain.errors import NotFound
 from portal.notifications.models import Notification
 
 
@@ -24,3 +25,28 @@ def mark_notifications_read(actor: Actor, ids: list[int] | None = None) -> int:
         if ids is not None:
             stmt = stmt.where(Notification.id.in_(storable_ids(ids)))
         return rows_changed(uow.session.execute(stmt))
+
+
+def open_notification(actor: Actor, notification_id: int) -> str | None:
+    """The member opens one of their notifications (follows its link): it is marked
+    read, and the reference of its document comes back (None: it names none). Another
+    member's notification, or none at all, is ``NotFound``: whether it exists is not
+    theirs to learn."""
+    with unit_of_work_for(actor) as uow:
+        s = uow.session
+        found = (
+            s.scalars(
+                select(Notification).where(
+                    Notification.id == notification_id,
+                    Notification.member_id == actor.member_id,
+                )
+            ).first()
+            if notification_id in storable_ids([notification_id])
+            else None
+        )
+        if found is None:
+            raise NotFound("notification")
+        if found.read_at is None:
+            found.read_at = clock.now()
+        reference = found.params.get("reference")
+        return reference if isinstance(reference, str) else None

@@ -1,16 +1,18 @@
-"""The bell: a member's in-app notifications (task assigned, document moved), and
-marking them read."""
+"""The bell: a member's in-app notifications (task assigned, document moved), worded in
+the reader's language when shown; opening one marks it read and leads to its document;
+marking one or all read."""
 
 from __future__ import annotations
 
-from flask import Blueprint, redirect, render_template, request, url_for
+from flask import Blueprint, g, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
+from flask_babel import get_locale
 from flask_login import login_required
 
 from portal.domain.text_input import is_id
-from portal.notifications.queries import list_notifications
-from portal.notifications.services import mark_notifications_read
-from portal.web.messages import message_for
+from portal.notifications.queries import notifications_page
+from portal.notifications.services import mark_notifications_read, open_notification
+from portal.notifications.wording import notice_text
 from portal.web.tenancy import current_actor
 
 bp = Blueprint("notifications", __name__, url_prefix="/o/<org>/notifications")
@@ -20,12 +22,25 @@ bp = Blueprint("notifications", __name__, url_prefix="/o/<org>/notifications")
 @login_required
 def index() -> ResponseReturnValue:
     actor = current_actor()
-    items = list_notifications(actor)
+    page = notifications_page(actor)
+    # The bell's number comes with the page: no transaction of its own.
+    g.unread_count = page.attention
+    locale = str(get_locale())
     return render_template(
         "notifications/index.html",
-        items=[(n, message_for(n)) for n in items],
-        unread=sum(1 for n in items if not n.read),
+        items=[(n, notice_text(n, locale, actor.member_id)) for n in page.items],
+        unread_total=page.unread,
     )
+
+
+@bp.get("/<int:notification_id>")
+@login_required
+def open_one(notification_id: int) -> ResponseReturnValue:
+    """Following a notification: it is read now, and the reader lands on its document."""
+    reference = open_notification(current_actor(), notification_id)
+    if reference is None:
+        return redirect(url_for("notifications.index"))
+    return redirect(url_for("documents.detail", reference=reference))
 
 
 @bp.post("/read")

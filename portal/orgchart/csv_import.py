@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from functools import partial
+from functools import cached_property, partial
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import MemberEntry, member_directory_in
+from portal.accounts.queries import MemberEntry, member_directory_in, today_in
 from portal.accounts.services.invitations import invite_in
 from portal.core.clock import clock
 from portal.core.uow import UnitOfWork
@@ -74,6 +74,11 @@ class _Context:
     @property
     def session(self) -> Session:
         return self.uow.session
+
+    @cached_property
+    def today(self) -> date:
+        """The organization's day: where a row names no start, seats start on it."""
+        return today_in(self.session, self.actor)
 
 
 def import_rows_in(
@@ -294,7 +299,7 @@ def _import_members(ctx: _Context, rows: Rows, errors: list[RowError]) -> Apply:
         elif existing is not None and existing.left:
             # They left: a new invitation (from the members page) is theirs to accept.
             errors.append(RowError(row, "member_left_import", "email", email=email))
-        start = start or clock.today()
+        start = start or ctx.today
         if existing is not None and position_code in positions:
             if not existing.active:
                 errors.append(RowError(row, "member_inactive", "email", name=name))

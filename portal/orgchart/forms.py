@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
-from wtforms import BooleanField, DateField, SelectField, StringField
+from wtforms import BooleanField, DateField, HiddenField, SelectField, StringField
 from wtforms.fields import SelectChoice
 from wtforms.validators import DataRequired, Length, Optional
 
@@ -49,6 +49,8 @@ class HoldingForm(FlaskForm):
 
 class EndHoldingForm(FlaskForm):
     last_day = DateField(_l("Last day"), validators=[Optional()])
+    # The last day (ISO) the confirmation showed: the post ends the seat on that day only.
+    confirm = HiddenField()
 
 
 class ImportForm(FlaskForm):

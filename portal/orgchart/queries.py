@@ -206,3 +206,30 @@ def _read_chart(session: Session, org_id: int, day: date) -> ChartSnapshot:
         active_members=active,
         roles={r: tuple(sorted(ms)) for r, ms in roles.items()},
     )
+
+
+@dataclass(frozen=True)
+class ChartGaps:
+    """Where the chart cannot route on a day: active seats nobody (active) holds, and
+    units without a head seat (or whose head seat is retired)."""
+
+    vacant_seats: int
+    units_without_head: int
+
+    @property
+    def count(self) -> int:
+        return self.vacant_seats + self.units_without_head
+
+
+def chart_gaps_in(session: Session, day: date) -> ChartGaps:
+    """From the (cached) chart of ``day``."""
+    chart = load_chart(session, day)
+    vacant = sum(
+        1 for seat in chart.seats.values() if seat.active and not chart.holders_of(seat.id)
+    )
+    headless = 0
+    for unit in chart.units.values():
+        head = chart.seats.get(unit.head_position_id) if unit.head_position_id else None
+        if head is None or not head.active:
+            headless += 1
+    return ChartGaps(vacant, headless)

@@ -17,8 +17,7 @@ from decimal import Decimal
 
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import base_currency_in, member_entry_in, member_names
-from portal.core.clock import clock
+from portal.accounts.queries import base_currency_in, member_entry_in, member_names, today_in
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.errors import DomainError
@@ -38,7 +37,7 @@ def resolve_grants(
 ) -> list[Resolution]:
     """Resolve (index, grant) pairs for ``requester`` as of ``on`` (today by default)."""
     with unit_of_work_for(actor) as uow:
-        chart = load_chart(uow.session, on or clock.today())
+        chart = load_chart(uow.session, on or today_in(uow.session, actor))
     return resolve_all(grants, requester, chart)
 
 
@@ -52,7 +51,7 @@ def route_document(
 ) -> Route:
     """Every approval step of ``graph`` for this requester and amount."""
     with unit_of_work_for(actor) as uow:
-        chart = load_chart(uow.session, on or clock.today())
+        chart = load_chart(uow.session, on or today_in(uow.session, actor))
     return route(graph, requester, amount, chart)
 
 
@@ -115,14 +114,16 @@ def preview_route_in(
 ) -> RoutePreview:
     """Who would approve ``member_id``'s document of ``amount`` under ``graph``, step by
     step, over the chart of ``day`` — and what would strand it — with the names of
-    everyone and everything the route mentions. Refuses an amount that is not money, a
+    everyone and everything the route mentions. Under exclusive approval each step lists
+    only who is left, and whom the rule leaves out and why (``Step.excluded``). Refuses an amount that is not money, a
     ``currency`` other than the base one, and a requester who is not an active member."""
-    check_amount(amount)
     base = base_currency_in(session, session.info["org_id"])
     if currency is not None and currency.strip().upper() != base:
         raise DomainError(
             "amount_currency_mismatch", field="currency", currency=currency[:8], base=base
         )
+    # Routed on exactly what a document of this amount would store.
+    amount = check_amount(amount, base)
     requester = member_entry_in(session, member_id)
     if requester is None:
         raise DomainError("unknown_requester", field="member_id")

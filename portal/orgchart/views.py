@@ -37,11 +37,7 @@ def _choices(rows: Iterable[services.Choice]) -> list[SelectChoice]:
 @admin_required
 def chart() -> ResponseReturnValue:
     actor = current_actor()
-    return render_template(
-        "orgchart/chart.html",
-        chart=services.get_chart(actor),
-        end_form=EndHoldingForm(),
-    )
+    return render_template("orgchart/chart.html", chart=services.get_chart(actor))
 
 
 # --- units ---------------------------------------------------------------------------------
@@ -205,22 +201,32 @@ def new_holding() -> ResponseReturnValue:
     return _holding_form_page(form, status=422)
 
 
-@bp.post("/holdings/<int:holding_id>/end")
+@bp.route("/holdings/<int:holding_id>/end", methods=["GET", "POST"])
 @admin_required
 def end_holding(holding_id: int) -> ResponseReturnValue:
+    """Ending a seat asks first, saying who stops holding what and when (at the end of
+    the last day, in the organization's zone). The post ends it only when it names the
+    day the admin was shown; another day (or none) is shown to confirm again."""
     form = EndHoldingForm()
-    if form.validate_on_submit():
-        try:
-            services.end_holding(current_actor(), holding_id, last_day=form.last_day.data)
-        except NotFound:
-            raise  # another organization's holding does not exist here: a 404, not a flash
-        except DomainError as error:
-            flash(message_for(error), "error")
-        else:
-            flash(_("Holding ended."), "success")
-    else:
+    if request.method == "POST" and not form.validate():
         flash(_("The last day is not a valid date."), "error")
-    return redirect(url_for("orgchart.chart"))
+        return redirect(url_for("orgchart.chart"))
+    last_day = form.last_day.data if request.method == "POST" else None
+    actor = current_actor()
+    try:
+        if last_day is not None and form.confirm.data == last_day.isoformat():
+            services.end_holding(actor, holding_id, last_day=last_day)
+            flash(_("Holding ended."), "success")
+            return redirect(url_for("orgchart.chart"))
+        ending = services.preview_end_holding(actor, holding_id, last_day=last_day)
+    except NotFound:
+        raise  # another organization's holding does not exist here: a 404, not a flash
+    except DomainError as error:
+        flash(message_for(error), "error")
+        return redirect(url_for("orgchart.chart"))
+    form.last_day.data = ending.last_day
+    form.confirm.data = ending.last_day.isoformat()
+    return render_template("orgchart/end_holding.html", form=form, ending=ending)
 
 
 # --- CSV import ----------------------------------------------------------------------------

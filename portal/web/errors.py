@@ -41,9 +41,13 @@ STATUS_BY_CODE = {
     "dispute_raiser": 403,
     "no_band_covers_amount": 403,
     "delegation_not_active": 403,
+    "exclusive_approval": 403,
     "bulk_empty": 400,
     "bulk_too_large": 400,
     "bulk_duplicates": 400,
+    # a draft its requester threw away (documents.services.discard_draft)
+    "document_discarded": 410,
+    "discard_after_submission": 409,
 }
 
 

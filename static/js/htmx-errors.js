@@ -10,6 +10,9 @@
     line.className = "flash flash-error";
     line.textContent = text; // always text: never parse server or user input as markup
     region.replaceChildren(line);
+    // One message at a time: an older flash no longer describes what just happened.
+    var flash = document.getElementById("flash");
+    if (flash) flash.replaceChildren();
     // An alert only while it says something (an empty, hidden alert is noise to audits).
     region.setAttribute("role", "alert");
     region.hidden = false;

@@ -91,7 +91,7 @@ def test_demo_seeding_builds_acme_once_and_then_leaves_it_alone(app):
     assert org is not None
     system = SystemActor(org_id=org.id, org_slug=org.slug)
     members = account_queries.list_members(system)
-    assert len(members) == len(PEOPLE) == 12
+    assert len(members) == len(PEOPLE) == 13
     chart = get_chart(system)
     assert not chart.vacant_positions and not chart.members_without_primary
     assert not chart.units_without_head

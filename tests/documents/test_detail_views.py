@@ -27,6 +27,17 @@ def _submitted(people):
     ).document
 
 
+def _approved(people):
+    """A claim reviewed by Nurul and approved by Zainal: now any admin but the one who
+    commits the money may pay it (exclusive approval)."""
+    doc = _submitted(people)
+    for name, key in (("nurul", "review"), ("zainal", "approve")):
+        doc = transitions.transition_document(
+            people(name), doc.reference, key, seen_state=doc.state
+        ).document
+    return doc
+
+
 def _buttons(html: str) -> list[str]:
     return re.findall(r'name="transition" value="([a-z_]+)"', html)
 
@@ -70,17 +81,19 @@ def test_a_decision_posted_from_the_page_moves_the_document_and_joins_the_histor
 
 
 def test_a_stale_page_is_told_the_document_moved_on_and_shown_as_it_is(app, people):
-    doc = _submitted(people)
-    nurul, token = demo_browser(app, "nurul")
-    form = {"transition": "review", "seen_state": "pending_review", "csrf_token": token}
-    assert nurul.post(f"/o/acme/documents/{doc.reference}/transition", data=form).status_code == 302
+    doc = _approved(people)
+    grace, grace_token = demo_browser(app, "grace")
+    aisha, token = demo_browser(app, "aisha")
+    form = {"transition": "verify_category", "seen_state": "approved"}
+    path = f"/o/acme/documents/{doc.reference}/transition"
+    assert grace.post(path, data={**form, "csrf_token": grace_token}).status_code == 302
 
-    again = nurul.post(f"/o/acme/documents/{doc.reference}/transition", data=form)
+    again = aisha.post(path, data={**form, "csrf_token": token})
     assert again.status_code == 409
     html = again.get_data(as_text=True)
     assert "This document has moved on: someone acted on it before you." in html
-    assert _buttons(html) == ["approve", "reject"]  # the actions of the state it is in now
-    assert len(document_queries.history(people("nurul"), doc.reference)) == 2  # decided once
+    assert _buttons(html) == ["pay", "reject"]  # the actions of the state it is in now
+    assert len(document_queries.history(people("aisha"), doc.reference)) == 4  # verified once
 
 
 def test_a_refused_action_says_why_and_changes_nothing(app, people):
@@ -234,9 +247,10 @@ def test_with_htmx_a_decision_answers_the_changed_region_and_the_nav_count(app, 
     # The message is where focus goes after the swap, and says what happened.
     assert re.search(r'id="document-message"[^>]*role="status"[^>]*autofocus', html, re.S)
     assert "Done: the document is now “Reviewed”." in html
-    assert _buttons(html) == ["approve", "reject"]
+    # The approval is Zainal's: under exclusive approval the reviewer approves nothing.
+    assert _buttons(html) == []
     # The nav's inbox link comes along out of band with the count as it now stands
-    # (the review task closed, the approval task opened).
+    # (the review task closed).
     assert re.search(r'<a href="/o/acme/inbox/" id="nav-inbox" hx-swap-oob="true"', html)
     count = count_open_tasks(people("nurul"))
     assert f'data-testid="inbox-badge" aria-label="{count} open task">{count}</span>' in html
@@ -283,24 +297,24 @@ def test_with_htmx_a_missing_comment_keeps_what_was_typed_and_focuses_the_field(
 
 
 def test_a_refused_decision_keeps_the_typed_comment_with_or_without_javascript(app, people):
-    doc = _submitted(people)
-    nurul, token = demo_browser(app, "nurul")
-    form = {"transition": "review", "seen_state": "pending_review", "csrf_token": token}
-    assert nurul.post(f"/o/acme/documents/{doc.reference}/transition", data=form).status_code == 302
+    doc = _approved(people)
+    grace, grace_token = demo_browser(app, "grace")
+    aisha, token = demo_browser(app, "aisha")
+    form = {"transition": "verify_category", "seen_state": "approved"}
+    path = f"/o/acme/documents/{doc.reference}/transition"
+    assert grace.post(path, data={**form, "csrf_token": grace_token}).status_code == 302
 
     typed = "Checked the hotel bill & the taxi <receipts>"
     for headers in ({}, HTMX):
-        stale = nurul.post(
-            f"/o/acme/documents/{doc.reference}/transition",
-            data={**form, "comment": typed},
-            headers=headers,
+        stale = aisha.post(
+            path, data={**form, "comment": typed, "csrf_token": token}, headers=headers
         )
         assert stale.status_code == 409
         html = stale.get_data(as_text=True)
         assert "This document has moved on" in html
         assert ">Checked the hotel bill &amp; the taxi &lt;receipts&gt;</textarea>" in html
-        assert _buttons(html) == ["approve", "reject"]
-    assert len(document_queries.history(people("nurul"), doc.reference)) == 2  # decided once
+        assert _buttons(html) == ["pay", "reject"]
+    assert len(document_queries.history(people("aisha"), doc.reference)) == 4  # verified once
 
 
 def test_with_htmx_a_document_out_of_reach_is_still_not_found(app, people):

@@ -132,7 +132,7 @@ def test_labels_follow_the_readers_locale(as_siti, siti):
         ({"f_category": ""}, "f_category", "Category is required."),
         ({"f_expense_date": "2026-13-45"}, "f_expense_date", "must be a date (YYYY-MM-DD)."),
         ({"amount": "-5.00"}, "amount", "The amount cannot be negative."),
-        ({"amount": "twelve"}, "amount", "Amount must be a number."),
+        ({"amount": "twelve"}, "amount", "Type the amount in digits, as 1,234.50."),
         ({"amount": ""}, "amount", "Enter the amount."),
         ({"title": "   "}, "title", "A title is required."),
     ],
@@ -280,7 +280,7 @@ def test_the_edit_form_changes_a_drafts_title(as_siti, siti):
     assert page.status_code == 200
     html = page.get_data(as_text=True)
     assert 'value="Taxi to the airport"' in html
-    assert 'value="1234.50"' in html
+    assert 'value="1,234.50"' in html  # as she writes amounts
     assert 'value="2026-11-20"' in html
     assert '<option selected value="travel">' in html
 

@@ -86,6 +86,13 @@ def _publish(admin, graph):
     return flows.publish_draft(admin, graph.kind, revision=draft.revision).view
 
 
+def _without_exclusive_approval(admin) -> None:
+    """Publish the expense claim again with exclusive approval off: a claim of someone
+    who reports straight to their unit's head (Grace, under Aisha) needs Aisha twice."""
+    v1 = flow_queries.current_version(admin, "expense_claim").graph
+    _publish(admin, replace(v1, exclusive_approval=False))
+
+
 def _refusal(call, *args, **kwargs) -> DomainError:
     with pytest.raises(DomainError) as caught:
         call(*args, **kwargs)
@@ -217,14 +224,19 @@ def test_a_reference_prefix_comes_from_the_kind():
 
 def test_a_document_needs_a_known_kind_a_title_and_a_sound_amount(people, globex):
     siti = people("siti")
-    good = _claim(siti, title="  Client   visit ", amount="480.1234", currency="myr")
-    assert (good.title, good.amount, good.currency) == ("Client visit", Decimal("480.1234"), "MYR")
+    good = _claim(siti, title="  Client   visit ", amount="480.12", currency="myr")
+    assert (good.title, good.amount, good.currency) == ("Client visit", Decimal("480.12"), "MYR")
 
     for change, code, field, params in (
         ({"kind": "bonus_claim"}, "unknown_flow", "kind", {"kind": "bonus_claim"}),
         ({"title": "   "}, "title_required", "title", {}),
         ({"amount": Decimal("-0.01")}, "amount_negative", "amount", {}),
-        ({"amount": Decimal("1.00001")}, "amount_too_precise", "amount", {"places": 4}),
+        (
+            {"amount": Decimal("1.001")},
+            "amount_too_precise",
+            "amount",
+            {"currency": "MYR", "num": 2},
+        ),
         (
             {"currency": "EUR"},
             "amount_currency_mismatch",
@@ -256,7 +268,7 @@ def test_several_bad_fields_are_reported_together_and_nothing_is_created(people,
     _publish(grace, replace(v1, fields=(*v1.fields, quantity)))
     v2 = flow_queries.current_version(grace, "purchase_request").graph
     good = {**PURCHASE_FIELDS, "needed_by": "2026-12-15", "quantity": "1,200"}
-    assert fields.check_fields(v2, good) == {**good, "quantity": "1200"}
+    assert fields.check_fields(v2, good, currency="MYR") == {**good, "quantity": "1200"}
 
     bad = {
         "supplier": "   ",
@@ -344,9 +356,9 @@ def test_a_replayed_or_stale_request_meets_stale_state(people, globex):
 
 
 def test_a_transition_must_leave_the_current_state(people, globex):
-    siti, nurul = people("siti"), people("nurul")
+    siti, nurul, zainal = people("siti"), people("nurul"), people("zainal")
     reviewed = _walk(_claim(siti), (siti, "submit"), (nurul, "review"))
-    assert _move(nurul, reviewed, "approve").state == "approved"
+    assert _move(zainal, reviewed, "approve").state == "approved"
 
     pending = _move(siti, _claim(siti), "submit")
     error = _transition_refused(nurul, pending, "approve")
@@ -434,6 +446,7 @@ def test_nobody_decides_their_own_document(people, globex):
     assert _move(nurul, pending, "review").state == "reviewed"
 
     # Grace is an admin, and admins verify categories: but not on her own claim.
+    _without_exclusive_approval(grace)
     own = _walk(_claim(grace), (grace, "submit"), (aisha, "review"), (aisha, "approve"))
     assert _transition_refused(grace, own, "verify_category").code == "self_approval"
     assert _move(aisha, own, "verify_category").state == "category_verified"
@@ -456,7 +469,7 @@ def test_who_raised_a_dispute_may_not_close_it(people, globex):
         _claim(siti),
         (siti, "submit"),
         (nurul, "review"),
-        (nurul, "approve"),
+        (people("zainal"), "approve"),
         (grace, "verify_category"),
         (aisha, "pay"),
     )
@@ -540,10 +553,12 @@ def test_submitting_opens_tasks_for_the_band_that_covers_the_amount(people, glob
 
 
 def test_leaving_a_state_completes_the_actors_task_and_cancels_the_others(people, globex):
-    siti, nurul, grace, aisha = people("siti"), people("nurul"), people("grace"), people("aisha")
-    approved = _walk(_claim(siti), (siti, "submit"), (nurul, "review"), (nurul, "approve"))
+    siti, nurul, zainal = people("siti"), people("nurul"), people("zainal")
+    admins = [people(name) for name in ("grace", "aisha", "daniel", "meiling")]
+    grace, aisha = admins[0], admins[1]
+    approved = _walk(_claim(siti), (siti, "submit"), (nurul, "review"), (zainal, "approve"))
     waiting = _open_tasks(siti.org_id, approved)
-    assert sorted(waiting) == sorted([grace.member_id, aisha.member_id])
+    assert sorted(waiting) == sorted(a.member_id for a in admins)
     assert {t.state for t in waiting.values()} == {"approved"}
 
     verified = _move(grace, approved, "verify_category")
@@ -552,20 +567,23 @@ def test_leaving_a_state_completes_the_actors_task_and_cancels_the_others(people
     assert closed[grace.member_id].status == TaskStatus.COMPLETED
     assert closed[aisha.member_id].status == TaskStatus.CANCELLED
     assert {t.completed_by for t in closed.values()} == {grace.member_id}
+    # Exclusive approval: whoever committed the money does not pay it too.
     now_open = _open_tasks(siti.org_id, verified)
-    assert sorted(now_open) == sorted([grace.member_id, aisha.member_id])
+    assert sorted(now_open) == sorted(a.member_id for a in admins[1:])
     assert {t.state for t in now_open.values()} == {"category_verified"}
-    assert document_queries.count_open_tasks_on(siti, verified.reference) == 2
+    assert document_queries.count_open_tasks_on(siti, verified.reference) == 3
 
 
 def test_the_requester_never_gets_a_task_on_their_own_document(people, globex):
     siti, nurul, grace, aisha = people("siti"), people("nurul"), people("grace"), people("aisha")
-    others = _walk(_claim(siti), (siti, "submit"), (nurul, "review"), (nurul, "approve"))
+    others = _walk(_claim(siti), (siti, "submit"), (nurul, "review"), (people("zainal"), "approve"))
     assert grace.member_id in _open_tasks(siti.org_id, others)
 
+    _without_exclusive_approval(grace)
     own = _walk(_claim(grace), (grace, "submit"), (aisha, "review"), (aisha, "approve"))
 
-    assert list(_open_tasks(grace.org_id, own)) == [aisha.member_id]
+    finance = [people(name).member_id for name in ("daniel", "meiling")]
+    assert sorted(_open_tasks(grace.org_id, own)) == sorted([aisha.member_id, *finance])
     assert all(t.assignee_id != grace.member_id for t in _tasks(grace.org_id, own))
 
 
@@ -581,12 +599,12 @@ def _by_decision(org_id: int, doc) -> dict[int, dict[str, dict]]:
 
 def test_each_decision_writes_its_side_effects_to_the_outbox(people, globex):
     siti, nurul, grace, aisha = people("siti"), people("nurul"), people("grace"), people("aisha")
-    admins = sorted([grace.member_id, aisha.member_id])
+    admins = sorted(people(name).member_id for name in ("grace", "aisha", "daniel", "meiling"))
     doc = _walk(
         _claim(siti),
         (siti, "submit"),
         (nurul, "review"),
-        (nurul, "approve"),
+        (people("zainal"), "approve"),
         (grace, "verify_category"),
         (aisha, "pay"),
         (siti, "acknowledge"),
@@ -718,7 +736,7 @@ def test_a_document_is_seen_only_by_those_with_a_part_in_it(people, globex):
 
     pending = _move(siti, draft, "submit")
     assert document_queries.get_document(nurul, pending.reference).state == "pending_review"
-    approved = _walk(pending, (nurul, "review"), (nurul, "approve"))
+    approved = _walk(pending, (nurul, "review"), (people("zainal"), "approve"))
     # Nurul's tasks are all done: having held one is enough.
     assert _open_tasks(siti.org_id, approved).keys().isdisjoint({nurul.member_id})
     assert [e.transition for e in document_queries.history(nurul, approved.reference)] == [
@@ -765,7 +783,7 @@ def _three_decisions(person):
         _claim(siti),
         (siti, "submit"),
         (nurul, "review", "Looks right"),
-        (nurul, "approve"),
+        (person("zainal"), "approve"),
     )
     assert document_queries.verify_history(siti, doc.reference).ok
     return siti, doc

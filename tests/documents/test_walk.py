@@ -1,6 +1,9 @@
 """The seeded expense claim, walked end to end in the demo organization: submitted,
 reviewed, approved, verified (the accrual), paid, received, disputed and the dispute
-dismissed; a second claim rejected, reworked and resubmitted. The history verifies."""
+dismissed; a second claim rejected, reworked and resubmitted. The history verifies.
+
+The claim has exclusive approval: review, approval, commitment and payment are four
+different people, and each of them is refused a second step."""
 
 from __future__ import annotations
 
@@ -24,8 +27,9 @@ def _step(actor, doc, key, comment=""):
 
 
 def test_a_claim_walks_from_draft_to_received_and_through_a_dismissed_dispute(people):
-    siti = people("siti")  # Sales Executive; reports to Nurul (head of Sales)
+    siti = people("siti")  # Sales Executive; reports to Nurul (Sales Manager)
     nurul = people("nurul")
+    zainal = people("zainal")  # Sales Director, head of Sales
     grace = people("grace")  # admin
     aisha = people("aisha")  # admin
 
@@ -44,8 +48,15 @@ def test_a_claim_walks_from_draft_to_received_and_through_a_dismissed_dispute(pe
         _step(siti, doc, "review")
     assert refused.value.code == "self_approval"
     doc = _step(nurul, doc, "review")
-    doc = _step(nurul, doc, "approve")
+    doc = _step(zainal, doc, "approve")
     doc = _step(grace, doc, "verify_category")
+    # Grace is an admin, and admins pay: but she committed this money.
+    with pytest.raises(TransitionRefused) as pays_too:
+        _step(grace, doc, "pay")
+    assert (pays_too.value.code, pays_too.value.params) == (
+        "exclusive_approval",
+        {"step": "Category verified"},
+    )
     doc = _step(aisha, doc, "pay")
     doc = _step(siti, doc, "acknowledge")
     assert doc.state == "received"
@@ -69,6 +80,9 @@ def test_a_claim_walks_from_draft_to_received_and_through_a_dismissed_dispute(pe
     ]
     check = document_queries.verify_history(grace, doc.reference)
     assert check.ok and check.decisions == 8
+    deciders = {e.transition: e.actor_id for e in entries}
+    steps = ("review", "approve", "verify_category", "pay")
+    assert len({deciders[step] for step in steps}) == 4
 
 
 def test_a_rejected_claim_is_reworked_and_resubmitted(people):

@@ -612,12 +612,14 @@ def test_a_state_without_a_deadline_plans_tasks_with_no_due_time():
 
 
 def test_the_requester_never_gets_a_task_on_their_own_document():
+    # Without exclusive approval: with it, one admin left could not both commit and pay.
+    claim = replace(CLAIM, exclusive_approval=False)
     by_treasurer = plan_tasks(
-        CLAIM, "category_verified", doc(CLAIM, "approved", requester=TREASURER), chart(), NOW
+        claim, "category_verified", doc(claim, "approved", requester=TREASURER), chart(), NOW
     )
     assert [p.assignees for p in by_treasurer] == [(ADMIN,)]
     by_admin = plan_tasks(
-        CLAIM, "category_verified", doc(CLAIM, "approved", requester=ADMIN), chart(), NOW
+        claim, "category_verified", doc(claim, "approved", requester=ADMIN), chart(), NOW
     )
     assert [(p.gate_state, p.assignees, p.transitions) for p in by_admin] == [
         ("completed", (TREASURER,), ("pay", "reject"))

@@ -63,6 +63,7 @@ def maximal() -> dict[str, Any]:
         "kind": "expense_claim",
         "labels": L("Expense claim"),
         "posting_order": "accrual_first",
+        "exclusive_approval": True,
         "fields": [
             {
                 "key": "category",
@@ -329,6 +330,8 @@ MUTATIONS = {
     "a label that is a number": _edit(("labels", "en"), 5),
     "an unknown posting order": _edit(("posting_order",), "sideways"),
     "an empty posting order": _edit(("posting_order",), ""),
+    "exclusive approval as text": _edit(("exclusive_approval",), "yes"),
+    "exclusive approval as a number": _edit(("exclusive_approval",), 1),
     "no states": _edit(("states",), []),
     "65 states": _edit(
         ("states",),

@@ -51,6 +51,7 @@ from portal.domain.validate import (
     WARNING,
     Violation,
     errors_in,
+    floor_precision,
     grantee_violations,
     validate,
 )
@@ -252,12 +253,19 @@ BREAKS: dict[str, Callable[[Graph], Graph]] = {
     "grant_scope_invalid": lambda g: with_grant(g, 0, all_states=True),
     "grant_state_unknown": lambda g: with_grant(g, 0, state="nowhere"),
     "grantee_kind_unknown": lambda g: with_grantee(g, 0, kind="boss"),
+    # A grant just added in the editor: nobody chosen, then a kind without its choice.
+    "grantee_kind_missing": lambda g: with_grant(g, 0, grantee=Grantee(kind="")),
+    "grantee_member_missing": lambda g: with_grant(g, 0, grantee=Grantee(GranteeKind.MEMBER)),
+    "grantee_position_missing": lambda g: with_grant(g, 0, grantee=Grantee(GranteeKind.POSITION)),
+    "grantee_levels_missing": lambda g: with_grant(g, 0, grantee=Grantee(GranteeKind.LEVELS_UP)),
+    "grantee_role_missing": lambda g: with_grant(g, 0, grantee=Grantee(GranteeKind.ROLE)),
     "grantee_ref_invalid": lambda g: with_grantee(g, 0, member=7),
     "levels_up_invalid": lambda g: with_grantee(g, 0, kind=GranteeKind.LEVELS_UP, levels=0),
     "grantee_role_unknown": lambda g: with_grantee(g, 1, role="janitor"),
     "floor_negative": lambda g: with_grant(g, 0, min_amount=Decimal("-1"), currency=BASE),
     "floor_currency_mismatch": lambda g: with_grant(g, 0, min_amount=Decimal(0), currency="USD"),
     "floor_currency_without_amount": lambda g: with_grant(g, 0, currency=BASE),
+    "floor_currency_missing": lambda g: with_grant(g, 0, min_amount=Decimal(0), currency=None),
     "on_vacancy_unknown": lambda g: with_grant(g, 0, on_vacancy="wait"),
     "escalation_bound_invalid": lambda g: with_grant(g, 0, max_escalation_levels=0),
     # rule 1
@@ -335,7 +343,24 @@ BREAKS: dict[str, Callable[[Graph], Graph]] = {
 }
 
 # Database-aware: only ``grantee_violations`` reports them (tested below).
-TESTED_ELSEWHERE = {"grantee_member_unknown", "grantee_position_unknown"}
+TESTED_ELSEWHERE = {"grantee_member_unknown", "grantee_position_unknown", "floor_too_precise"}
+
+
+def test_a_floor_more_precise_than_the_currency_is_refused_never_rounded():
+    g = valid()
+    exact = with_grant(g, 0, min_amount=Decimal("1000.50"), currency=BASE)
+    assert floor_precision(exact, 2) == []
+    assert floor_precision(with_grant(g, 0, min_amount=Decimal("1000"), currency=BASE), 0) == []
+    (found,) = floor_precision(with_grant(g, 0, min_amount=Decimal("1000.005"), currency=BASE), 2)
+    assert (found.code, found.path, found.ref) == (
+        "floor_too_precise",
+        "grants[0].min_amount",
+        {"grant": 0},
+    )
+    assert found.params == {"amount": "1000.005", "places": 2}
+    # Yen have no decimals: 1000.5 is refused where 1000.50 ringgit is not.
+    yen = with_grant(g, 0, min_amount=Decimal("1000.5"), currency=BASE)
+    assert [v.code for v in floor_precision(yen, 0)] == ["floor_too_precise"]
 
 
 def test_every_code_the_validator_knows_has_a_case_here():

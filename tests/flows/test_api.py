@@ -136,7 +136,9 @@ def test_publishing_is_refused_while_errors_stand_then_appends_the_next_version(
     fixed["states"][1]["labels"]["en"] = "Waiting for the manager"
     assert _save(client, token, 1, fixed).status_code == 200
     changes = _get(client, f"{FLOW}/changes").get_json()
-    assert [c["key"] for c in changes["states"]["changed"]] == [graph["states"][1]["key"]]
+    # A relabelled state is said once, as its labels before and after.
+    assert [c["key"] for c in changes["labels"]["changed"]] == [graph["states"][1]["key"]]
+    assert changes["states"]["changed"] == []
     assert changes["transitions"] == {"added": [], "removed": [], "changed": []}
 
     published = _json(client, "POST", f"{FLOW}/draft/publish", token, {"revision": 2})

@@ -17,6 +17,7 @@ PLAIN: dict[str, Any] = {
     "requester": "Siti",
     "amount": "MYR 42.00",
     "state": "Pending review",
+    "tone": "pending",
     "age": "2 days",
     "due": "overdue",
     "due_text": "overdue",
@@ -32,6 +33,8 @@ def test_a_plain_row_places_each_value():
     assert 'id="pick-EXP-2026-00001" aria-label="Select EXP-2026-00001" checked>' in html
     assert '<a href="/o/acme/documents/EXP-2026-00001">EXP-2026-00001</a>' in html
     assert "<td>Team lunch</td><td>Siti</td>" in html
+    # The state as a chip in its role's tone, like on every other page.
+    assert '<span class="tag state-chip tone-pending">Pending review</span>' in html
     assert '<span class="tag danger" title="21/11/2026, 09:00">overdue</span>' in html
 
 

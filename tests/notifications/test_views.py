@@ -31,8 +31,11 @@ def test_a_delivered_notification_rings_the_bell_and_links_to_its_document(app, 
     home = nurul.get("/o/acme/").get_data(as_text=True)
     assert re.search(r'data-testid="unread-badge"[^>]*>1<', home)
     page = nurul.get("/o/acme/notifications/").get_data(as_text=True)
-    assert f"{doc.reference} is waiting for your decision." in page
-    assert f'href="/o/acme/documents/{doc.reference}"' in page
+    assert f"{doc.reference} “Hotel”" in page
+    assert "from Siti Aminah is waiting for your decision" in page
+    [notice] = notifications.list_notifications(people("nurul"))
+    # The link opens the notice (marking it read) on its way to the document.
+    assert f'href="/o/acme/notifications/{notice.id}"' in page
 
     siti, _ = demo_browser(app, "siti")  # her own submission tells her nothing
     assert "unread-badge" not in siti.get("/o/acme/").get_data(as_text=True)

@@ -585,12 +585,14 @@ def test_the_head_requesting_a_large_purchase_goes_to_the_ceo_or_nowhere(acme, c
 def test_the_preview_answers_for_every_seeded_flow(acme, chart):
     admin = acme.admin.actor
     alice = acme.admin.member_id
+    # The expense claim has exclusive approval, and Alice is this chart's only admin:
+    # she commits the money, so nobody is left to pay it.
     expected = {
         seeded.EXPENSE_CLAIM: [
             ("reviewed", (chart.lee,)),
             ("approved", (chart.hank,)),
             ("category_verified", (alice,)),
-            ("completed", (alice,)),
+            ("completed", ()),
         ],
         seeded.PURCHASE_REQUEST: [("approved", (chart.lee,))],
         seeded.LEAVE_REQUEST: [("approved", (chart.lee,))],
@@ -600,9 +602,17 @@ def test_the_preview_answers_for_every_seeded_flow(acme, chart):
             admin, kind=kind, member_id=chart.sam, amount=Decimal("120.50"), currency="USD"
         )
         assert (preview.kind, preview.version, preview.currency) == (kind, 1, "USD")
-        assert preview.route.routable, kind
         assert [(s.state, s.eligible) for s in preview.route.steps] == steps
         assert preview.requester_name == "Sam Staff"
+        stranded = preview.route.first_gap()
+        if kind == seeded.EXPENSE_CLAIM:
+            assert stranded is not None
+            assert (stranded[0].state, stranded[1].reason) == ("completed", "exclusive_approval")
+            assert [(e.member, e.step, e.decided) for e in stranded[0].excluded] == [
+                (alice, "category_verified", False)
+            ]
+        else:
+            assert stranded is None, kind
 
 
 def test_the_preview_names_the_people_and_seats_on_the_route(acme, chart):
@@ -673,18 +683,21 @@ def test_the_preview_refuses_amounts_that_are_not_money(acme, chart):
         )
 
     assert preview("0").route.routable
-    assert preview("0.0001").route.routable
+    assert preview("0.01").route.routable
+    assert preview("999999999999999.99").route.amount == Decimal("999999999999999.99")
 
     error = _refusal(preview, "-0.01")
     assert (error.code, error.field) == ("amount_negative", "amount")
-    error = _refusal(preview, "0.00001")
+    # Routed on what a document would store: USD has cents, no finer.
+    error = _refusal(preview, "0.001")
     assert (error.code, error.field, error.params) == (
         "amount_too_precise",
         "amount",
-        {"places": 4},
+        {"currency": "USD", "num": 2},
     )
     assert _refusal(preview, "NaN").code == "amount_invalid"
-    assert _refusal(preview, "1e15").code == "amount_invalid"
+    error = _refusal(preview, "1e15")
+    assert (error.code, error.params) == ("amount_too_large", {"limit": Decimal(10) ** 15})
 
 
 def test_the_preview_refuses_a_foreign_currency(acme, chart):

@@ -326,11 +326,21 @@ def _holding_of(acme, member_id: int) -> int:
 
 REFUSALS = [
     # (what is replaced, the field it is shown beside, the message)
-    ({"amount": "twelve"}, "amount", "Enter an amount such as 1250.00."),
-    ({"amount": "NaN"}, "amount", "Enter an amount such as 1250.00."),
+    ({"amount": "twelve"}, "amount", "Type the amount in digits, as 1,234.50."),
+    ({"amount": "NaN"}, "amount", "Type the amount in digits, as 1,234.50."),
+    ({"amount": "1e15"}, "amount", "Type the amount in digits, as 1,234.50."),
+    (
+        {"amount": "12,34"},
+        "amount",
+        "That amount could be read more than one way. Type the amount as 1,234.50.",
+    ),
     ({"amount": "-0.01"}, "amount", "The amount cannot be negative."),
-    ({"amount": "1.00001"}, "amount", "Use at most 4 decimal places."),
-    ({"amount": "1e15"}, "amount", "That is not an amount this preview can use."),
+    ({"amount": "1.001"}, "amount", "USD amounts have at most 2 decimal places."),
+    (
+        {"amount": "1" + "0" * 15},
+        "amount",
+        "The amount must be less than 1,000,000,000,000,000.",
+    ),
     (
         {"currency": "EUR"},
         "currency",
@@ -481,3 +491,34 @@ def test_a_gap_above_the_amount_is_told_apart_and_does_not_strand_a_smaller_one(
     assert _deciders(big) == []
     assert _verdicts(big) == ["a lower band", "strands it"]
     assert set(_fix_links(big)) == {f"{CHART}/units/{chart.unit}"}
+
+
+def test_under_exclusive_approval_the_page_says_who_is_left_out_and_where_to_fix_it(
+    client, login, acme, chart
+):
+    login(acme.admin)
+    # A flow without the setting says nothing of it.
+    plain = client.get(PAGE, query_string=_query(chart)).get_data(as_text=True)
+    assert "exclusive approval" not in _result(plain)
+    # Rita's claim: Lee reviews, Hana approves, and Alice, the only admin, commits; so
+    # nobody is left to pay.
+    rita = client.get(PAGE, query_string=_query(chart, kind=seeded.EXPENSE_CLAIM))
+    assert rita.status_code == 200
+    html = rita.get_data(as_text=True)
+    assert "This flow has exclusive approval" in _result(html)
+    assert "would be refused at “Paid”" in _summary(html)
+    assert _deciders(html)[:3] == ["Lee Lead", "Hana Head", "Alice Admin"]
+    assert "Alice Admin is left out: nobody else can decide “Category verified”" in _text(
+        _result(html)
+    )
+    # Lee's claim: Hana is both his superior and the head of Sales.
+    lee = client.get(
+        PAGE, query_string=_query(chart, kind=seeded.EXPENSE_CLAIM, member_id=chart.lee)
+    )
+    html = lee.get_data(as_text=True)
+    assert "would be refused at “Approved”" in _summary(html)
+    assert "this flow has exclusive approval: nobody decides more than one step" in _summary(html)
+    assert "Hana Head is left out: nobody else can decide “Reviewed”" in _text(_result(html))
+    assert any(link.endswith("/flows/expense_claim/") for link in _fix_links(html))
+    # Globex's people are never named.
+    assert "Gina" not in _result(html)

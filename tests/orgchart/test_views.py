@@ -258,11 +258,13 @@ def test_ending_another_orgs_holding_is_a_404_and_changes_nothing(
         admin, member_id=acme.admin.member_id, position_id=a_pos.id, valid_from=date(2026, 1, 1)
     )
     token = login(acme.admin)
-    ended = client.post(f"{CHART}/holdings/{a_holding.id}/end", data={"csrf_token": token})
+    confirmed = {"csrf_token": token, "last_day": "2026-03-16", "confirm": "2026-03-16"}
+    ended = client.post(f"{CHART}/holdings/{a_holding.id}/end", data=confirmed)
     assert ended.status_code == 302
     assert services.get_chart(admin, as_of=date(2026, 3, 17)).positions[a_pos.id].holders == []
 
-    refused = client.post(f"{CHART}/holdings/{g_holding.id}/end", data={"csrf_token": token})
+    assert client.get(f"{CHART}/holdings/{g_holding.id}/end").status_code == 404
+    refused = client.post(f"{CHART}/holdings/{g_holding.id}/end", data=confirmed)
 
     assert refused.status_code == 404
     [holder] = services.get_chart(gus, as_of=date(2027, 1, 1)).positions[g_pos.id].holders

@@ -150,6 +150,8 @@ PAGES = (
     "/o/acme/admin/chart/routing",
     "/o/acme/flows/",
     "/o/acme/flows/expense_claim/",
+    "/o/acme/settings/",
+    "/o/acme/settings/mine",
     "/account/",
     "/account/password",
     "/account/two-factor",

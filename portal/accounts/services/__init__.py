@@ -28,14 +28,26 @@ from portal.accounts.services.people import (
     set_member_roles,
     set_user_locale,
 )
+from portal.accounts.services.settings import (
+    MySettings,
+    OrganizationSettings,
+    get_my_settings,
+    get_organization_settings,
+    set_my_time_zone,
+    update_organization_settings,
+)
 
 __all__ = [
+    "MySettings",
+    "OrganizationSettings",
     "archive_organization",
     "create_organization",
     "create_user",
     "deactivate_member",
     "end_sessions",
     "enrol_member",
+    "get_my_settings",
+    "get_organization_settings",
     "invite_member",
     "leave_organization",
     "members_overview",
@@ -47,5 +59,7 @@ __all__ = [
     "set_account_active",
     "set_admin_two_factor",
     "set_member_roles",
+    "set_my_time_zone",
     "set_user_locale",
+    "update_organization_settings",
 ]

@@ -1,5 +1,6 @@
-"""Organizations: created and archived by the platform operator (never deleted), and the
-one setting their admins keep here (a second factor for admins)."""
+"""Organizations: created and archived by the platform operator (never deleted); the
+settings their admins keep (name, language, time zone, territory, a second factor for
+admins, see ``settings``)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,23 @@ from sqlalchemy.exc import IntegrityError
 from portal.accounts.models import Credential, Organization
 from portal.core.clock import clock
 from portal.core.db import rows_changed
+from portal.core.territories import known_territories
 from portal.core.uow import operator_work, unit_of_work_for
 from portal.domain.actor import Actor, require_admin
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.locales import check_locale
 from portal.domain.naming import normalise_name, normalise_slug
+from portal.domain.time_zones import DEFAULT_TIME_ZONE, check_territory, check_time_zone
 
 
 def create_organization(
-    slug: str, name: str, *, base_currency: str = "USD", default_locale: str = "en"
+    slug: str,
+    name: str,
+    *,
+    base_currency: str = "USD",
+    default_locale: str = "en",
+    time_zone: str = DEFAULT_TIME_ZONE,
+    territory: str | None = None,
 ) -> Organization:
     slug = normalise_slug(slug)
     name = normalise_name(name)
@@ -26,6 +35,8 @@ def create_organization(
     if currency not in list_currencies():
         raise DomainError("invalid_currency", field="base_currency", currency=base_currency)
     check_locale(default_locale, field="default_locale")
+    check_time_zone(time_zone)
+    territory = check_territory(territory, known_territories())
     try:
         with operator_work() as uow:
             if uow.session.scalar(select(Organization.id).where(Organization.slug == slug)):
@@ -35,6 +46,8 @@ def create_organization(
                 name=name,
                 base_currency=currency,
                 default_locale=default_locale,
+                time_zone=time_zone,
+                territory=territory,
                 created_at=clock.now(),
             )
             uow.session.add(org)

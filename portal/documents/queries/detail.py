@@ -3,15 +3,15 @@ and its verified history — the detail page in one unit of work."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from decimal import Decimal
+from typing import Any, ClassVar
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import member_name_of, member_names
-from portal.core.clock import clock
+from portal.accounts.queries import member_name_of, member_names, today_in
 from portal.core.db import table_of
 from portal.core.uow import unit_of_work_for
 from portal.documents.access import (
@@ -24,10 +24,13 @@ from portal.documents.access import (
     principal_of,
 )
 from portal.documents.models import Decision, Task, TaskStatus
+from portal.documents.queries.deciders import steps_decided_in
+from portal.documents.queries.escalations import Escalated, escalations_in
+from portal.documents.queries.history import EditEntry, edits_in, interleaved
 from portal.domain import engine
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.chain import CHAINED_FIELDS, ChainCheck, verify_chain
-from portal.domain.editing import check_requester, may_edit
+from portal.domain.editing import check_discardable, check_requester, may_discard, may_edit
 from portal.domain.errors import DomainError
 from portal.domain.graph import CommentPolicy, Graph
 from portal.orgchart.queries import load_chart
@@ -47,6 +50,23 @@ def document_for_editing(actor: Actor, reference: str) -> DocumentView:
     with unit_of_work_for(actor) as uow:
         document = document_view_in(uow.session, load_visible(uow.session, actor, reference))
     check_requester(requester=document.requester_id, member=actor.member_id)
+    return document
+
+
+def document_for_discarding(actor: Actor, reference: str) -> DocumentView:
+    """The draft its requester is asked to confirm throwing away: refused as
+    ``discard_draft`` would refuse it (``not_requester``, ``discard_after_submission``,
+    ``document_discarded``), so the question is never asked in vain."""
+    with unit_of_work_for(actor) as uow:
+        loaded = load_visible(uow.session, actor, reference)
+        document = document_view_in(uow.session, loaded)
+    check_discardable(
+        document.graph,
+        document.state,
+        requester=document.requester_id,
+        member=actor.member_id,
+        decisions=loaded.doc.chain_seq,
+    )
     return document
 
 
@@ -76,8 +96,8 @@ def _available_in(
     session: Session, actor: Actor | SystemActor, loaded: VisibleDocument, graph: Graph
 ) -> list[Available]:
     doc = loaded.doc
-    facts = facts_of(doc)
-    chart = load_chart(session, clock.today(), version=loaded.chart_version)
+    facts = facts_of(doc, steps_decided_in(session, doc, graph))
+    chart = load_chart(session, today_in(session, actor), version=loaded.chart_version)
     principal = principal_of(actor, chart)
     tasks = loaded.task_transitions
     out = []
@@ -85,7 +105,9 @@ def _available_in(
         refusal: DomainError | None = None
         try:  # in the pipeline's order: the guard, then authority
             engine.check_guard(t, facts, principal, locale=actor.locale)
-            engine.authorize(graph, t, facts, principal, chart, task_transitions=tasks)
+            engine.authorize(
+                graph, t, facts, principal, chart, task_transitions=tasks, locale=actor.locale
+            )
         except engine.TransitionRefused as refused:
             refusal = refused
         out.append(
@@ -116,12 +138,18 @@ class HistoryEntry:
     # The approver set considered, by name, as it stood then.
     eligible_names: list[str]
     hash: str
+    # The amount the decision was taken on, as it stood then.
+    amount: Decimal
+    currency: str
+
+    # Told apart from an edit in the timeline (``queries.history``).
+    is_edit: ClassVar[bool] = False
 
 
 def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
     with unit_of_work_for(actor) as uow:
         s = uow.session
-        doc = load_visible(s, actor, reference).doc
+        doc = load_visible(s, actor, reference, discarded=True).doc
         return _history_in(s, _decisions(s, doc))
 
 
@@ -157,6 +185,8 @@ def _history_in(session: Session, rows: list[Decision]) -> list[HistoryEntry]:
             eligible=list(r.eligible),
             eligible_names=[names.get(m, f"#{m}") for m in r.eligible],
             hash=r.hash,
+            amount=r.amount,
+            currency=r.currency,
         )
         for r in rows
     ]
@@ -193,7 +223,7 @@ def verify_history(actor: Actor | SystemActor, reference: str) -> ChainCheck:
     where the document says it does."""
     with unit_of_work_for(actor) as uow:
         s = uow.session
-        doc = load_visible(s, actor, reference).doc
+        doc = load_visible(s, actor, reference, discarded=True).doc
         return _chain_check(doc, _decisions(s, doc))
 
 
@@ -218,6 +248,12 @@ class DocumentDetail:
     chain: ChainCheck
     # Whether the reader may edit the document now (``domain.editing``).
     may_edit: bool
+    # Whether the reader may throw the draft away (never submitted, theirs).
+    may_discard: bool = False
+    # The decisions and the edits (``queries.history``), in the order they happened.
+    timeline: list[HistoryEntry | EditEntry] = field(default_factory=list)
+    # Who the open step reached only past a gap (a vacant seat), and why.
+    escalations: list[Escalated] = field(default_factory=list)
 
 
 def document_detail(actor: Actor | SystemActor, reference: str) -> DocumentDetail:
@@ -230,18 +266,30 @@ def document_detail(actor: Actor | SystemActor, reference: str) -> DocumentDetai
 def document_detail_in(
     session: Session, actor: Actor | SystemActor, reference: str
 ) -> DocumentDetail:
-    loaded = load_visible(session, actor, reference)
+    # Admins and auditors still read a discarded draft (marked so); nothing is open.
+    loaded = load_visible(session, actor, reference, discarded=True)
     view = document_view_in(session, loaded)
     decisions = _decisions(session, loaded.doc)
+    entries = _history_in(session, decisions)
+    live = view.discarded_at is None
+    requester, member = view.requester_id, actor.member_id
     return DocumentDetail(
         document=view,
-        actions=_available_in(session, actor, loaded, view.graph),
+        actions=_available_in(session, actor, loaded, view.graph) if live else [],
         waiting=_waiting_in(session, loaded.doc),
-        history=_history_in(session, decisions),
+        escalations=escalations_in(session, loaded.doc, view.graph) if live else [],
+        history=entries,
         chain=_chain_check(loaded.doc, decisions),
-        may_edit=may_edit(
-            view.graph, view.state, requester=view.requester_id, member=actor.member_id
+        may_edit=live and may_edit(view.graph, view.state, requester=requester, member=member),
+        may_discard=live
+        and may_discard(
+            view.graph,
+            view.state,
+            requester=requester,
+            member=member,
+            decisions=loaded.doc.chain_seq,
         ),
+        timeline=interleaved(entries, edits_in(session, loaded.doc)),
     )
 
 

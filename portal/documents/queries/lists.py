@@ -109,7 +109,12 @@ def _my_documents_in(
     per_page: int,
 ) -> DocumentList:
     per_page = min(max(per_page, 1), MAX_PER_PAGE)
-    where = [_DOC.c.org_id == actor.org_id, _DOC.c.requester_id == actor.member_id]
+    where = [
+        _DOC.c.org_id == actor.org_id,
+        _DOC.c.requester_id == actor.member_id,
+        # A discarded draft is listed nowhere, nor counted.
+        _DOC.c.discarded_at.is_(None),
+    ]
     if kind:
         where.append(_DOC.c.kind == kind[:MAX_KEY])
     if state:

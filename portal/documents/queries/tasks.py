@@ -58,7 +58,14 @@ _OPEN_TASKS = (
     .join_from(_TASK, _DOC, (_DOC.c.org_id == _TASK.c.org_id) & (_DOC.c.id == _TASK.c.document_id))
     # A task belongs to the state it was opened in; one left behind by a move that has
     # not closed it yet is not actionable.
-    .where(_MINE, _DOC.c.org_id == bindparam("org"), _DOC.c.state == _TASK.c.state)
+    # A discarded draft was never submitted, so it holds no task; it is left out anyway,
+    # so that nothing a requester threw away can surface in an inbox.
+    .where(
+        _MINE,
+        _DOC.c.org_id == bindparam("org"),
+        _DOC.c.state == _TASK.c.state,
+        _DOC.c.discarded_at.is_(None),
+    )
     # Most urgent first: the earliest deadline (so the overdue ones lead), tasks
     # without a deadline after every dated one, then the oldest.
     .order_by(

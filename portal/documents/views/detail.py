@@ -12,41 +12,16 @@ from flask_login import login_required
 from portal.documents.queries.detail import DocumentDetail, document_detail
 from portal.documents.transitions import decide_on_page
 from portal.documents.views import bp
+from portal.documents.views.timeline import timeline_rows
+from portal.documents.views.waiting import escalation_lines, waiting_for_you
+from portal.domain.diagram import draw as draw_diagram
+from portal.domain.diagram import state_tone
 from portal.domain.errors import DomainError
 from portal.domain.graph import Graph
-from portal.domain.layout import STATE_BOX_HEIGHT as BOX_H
-from portal.domain.layout import STATE_BOX_WIDTH as BOX_W
 from portal.web.errors import status_for
 from portal.web.messages import gap_message, message_for
 from portal.web.request_input import current_request_id, multiline
 from portal.web.tenancy import current_actor
-
-
-def _edges(graph: Graph) -> list[tuple[float, float, float, float]]:
-    """Each transition as a segment from box edge to box edge, so arrowheads show."""
-
-    def clip(cx: float, cy: float, dx: float, dy: float) -> tuple[float, float]:
-        # Where the ray from a box's centre along (dx, dy) leaves the box.
-        scale = min(
-            (BOX_W / 2) / abs(dx) if dx else float("inf"),
-            (BOX_H / 2) / abs(dy) if dy else float("inf"),
-        )
-        return cx + dx * scale, cy + dy * scale
-
-    segments = []
-    seen: set[tuple[str, str]] = set()
-    for t in graph.transitions:
-        a, b = graph.state(t.from_state), graph.state(t.to_state)
-        if a is None or b is None or (t.from_state, t.to_state) in seen:
-            continue
-        seen.add((t.from_state, t.to_state))
-        ax, ay = a.x + BOX_W / 2, a.y + BOX_H / 2
-        bx, by = b.x + BOX_W / 2, b.y + BOX_H / 2
-        dx, dy = bx - ax, by - ay
-        if not dx and not dy:
-            continue
-        segments.append((*clip(ax, ay, dx, dy), *clip(bx, by, -dx, -dy)))
-    return segments
 
 
 def _page(
@@ -88,14 +63,18 @@ def _page(
             document=document,
             state=state,
             allowed=allowed,
-            edges=_edges(graph),
-            box=(BOX_W, BOX_H),
+            diagram=draw_diagram(graph, document.state, actor.locale),
+            tone=state_tone(state.role if state else ""),
             primary=forward[0] if forward else None,
             comment_required_for=[text for a, text in allowed if a.comment_required],
             pending=[(" / ".join(texts), names) for names, texts in by_holders.items()],
             history=page.history,
             chain=page.chain,
             may_edit=page.may_edit,
+            waiting_for_you=waiting_for_you(page, actor.member_id, actor.locale),
+            escalated=escalation_lines(page),
+            may_discard=page.may_discard,
+            timeline=timeline_rows(page.timeline, graph, actor.locale),
         ),
         status,
     )

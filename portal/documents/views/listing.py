@@ -27,12 +27,13 @@ from portal.documents.queries.detail import document_for_editing
 from portal.documents.queries.lists import my_documents_page, new_document_setup
 from portal.documents.services import create_document, update_document
 from portal.documents.views import bp
+from portal.domain.diagram import state_tone
 from portal.domain.errors import DomainError
 from portal.domain.fields import FieldErrors
 from portal.domain.graph import Graph
 from portal.web.forms import attach_error, query_page
 from portal.web.messages import message_for
-from portal.web.request_input import multiline
+from portal.web.request_input import current_request_id, multiline
 from portal.web.tenancy import current_actor
 
 PER_PAGE = 25
@@ -40,6 +41,11 @@ PER_PAGE = 25
 
 def _locale() -> str:
     return str(get_locale())
+
+
+def _tone(graph: Graph, key: str) -> str:
+    state = graph.state(key)
+    return state_tone(state.role if state else "")
 
 
 def detail_url(reference: str) -> str:
@@ -85,6 +91,7 @@ def index() -> ResponseReturnValue:
             "url": detail_url(listed.row.reference),
             "kind_label": listed.graph.labels.text(locale) or listed.row.kind,
             "state_label": listed.graph.state_label(listed.row.state, locale),
+            "tone": _tone(listed.graph, listed.row.state),
         }
         for listed in found.rows
     ]
@@ -133,7 +140,7 @@ def new(kind: str) -> ResponseReturnValue:
     # The form is generated from the flow's fields, so it is read before the post can
     # be parsed; saving is a unit of work of its own.
     setup = new_document_setup(actor, kind)
-    form = document_form(setup.graph, _locale())
+    form = document_form(setup.graph, _locale(), currency=setup.currency)
     page = {"currency": setup.currency, "action": url_for(".new", kind=setup.kind)}
     if not form.validate_on_submit():
         return _form_page(form, setup.graph, 422 if form.is_submitted() else 200, **page)
@@ -168,7 +175,7 @@ def edit(reference: str) -> ResponseReturnValue:
     # generated from the pinned flow's fields, so it is read before the post is parsed.
     document = document_for_editing(actor, reference)
     graph = document.graph
-    form = document_form(graph, _locale(), data=initial_data(document))
+    form = document_form(graph, _locale(), currency=document.currency, data=initial_data(document))
     page = {
         "currency": document.currency,
         "action": url_for(".edit", reference=document.reference),
@@ -190,6 +197,7 @@ def edit(reference: str) -> ResponseReturnValue:
             description=form.description.data or "",
             amount=form.amount.data,
             fields=field_values(form, graph),
+            request_id=current_request_id(),
         )
     except DomainError as error:
         if error.code == "document_frozen":  # it moved on while the form was open

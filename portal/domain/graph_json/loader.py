@@ -219,12 +219,21 @@ def from_json(data: object) -> Graph:
         data,
         "",
         required=("kind", "states"),
-        optional=("format", "labels", "posting_order", "fields", "transitions", "grants"),
+        optional=(
+            "format",
+            "labels",
+            "posting_order",
+            "exclusive_approval",
+            "fields",
+            "transitions",
+            "grants",
+        ),
     )
     return Graph(
         kind=r.string("kind") or "",
         labels=r.labels("labels"),
         posting_order=r.string("posting_order"),
+        exclusive_approval=bool(r.boolean("exclusive_approval")),
         fields=tuple(_read_field(item, path) for item, path in r.items("fields")),
         states=tuple(_read_state(item, path) for item, path in r.items("states")),
         transitions=tuple(_read_transition(item, path) for item, path in r.items("transitions")),

@@ -34,6 +34,8 @@ def to_json(graph: Graph) -> JsonObject:
             "kind": graph.kind,
             "labels": _labels_json(graph.labels),
             "posting_order": graph.posting_order,
+            # Written only when on: a graph without the setting keeps its digest.
+            "exclusive_approval": graph.exclusive_approval or None,
             "fields": [_field_json(f) for f in graph.fields],
             "states": [_state_json(s) for s in graph.states],
             "transitions": [_transition_json(t) for t in graph.transitions],

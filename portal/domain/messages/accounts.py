@@ -78,6 +78,9 @@ ACCOUNTS: dict[str, str | tuple[str, str]] = {
     "duplicate_slug": N_("An organization with the address “%(slug)s” already exists."),
     "invalid_currency": N_("“%(currency)s” is not a three-letter ISO 4217 currency code."),
     "unsupported_locale": N_("“%(locale)s” is not a supported language."),
+    # time zones and formats (an organization's settings, a member's own zone)
+    "invalid_time_zone": N_("“%(zone)s” is not a time zone. Choose one from the list."),
+    "invalid_territory": N_("“%(territory)s” is not a country code we know (for example MY)."),
     "invalid_email": N_("“%(email)s” is not a valid email address."),
     "duplicate_email": N_("%(email)s is already a member of this organization."),
     "unknown_role": N_("“%(role)s” is not a role."),

@@ -19,6 +19,10 @@ DOCUMENTS: dict[str, str | tuple[str, str]] = {
     "dispute_raiser": N_("Whoever raised a dispute cannot also close it."),
     "no_band_covers_amount": N_("No approver's band covers an amount of %(amount)s."),
     "delegation_not_active": N_("That delegation is not active today."),
+    # exclusive approval (h4): %(step)s is the name of the step they decided.
+    "exclusive_approval": N_(
+        "You already decided “%(step)s” on this document. This flow has exclusive approval: nobody decides more than one step of the same document."
+    ),
     "route_has_gap": N_(
         "Nobody could decide this document at “%(state)s” (%(reason)s). An admin can see why under Who would approve?"
     ),
@@ -29,6 +33,13 @@ DOCUMENTS: dict[str, str | tuple[str, str]] = {
     "bulk_duplicates": N_("Each document may appear only once; repeated: %(references)s."),
     "document_frozen": N_(
         "The document can only be edited while it is a draft; it is now “%(state)s”."
+    ),
+    # discarding a draft (h6)
+    "document_discarded": N_(
+        "This draft was discarded by its requester. It is kept for the record, but it is no longer listed and nothing more can be done with it."
+    ),
+    "discard_after_submission": N_(
+        "This document has been submitted, so it cannot be discarded: it stays on the record. Withdraw or cancel it through its flow instead."
     ),
     "title_required": N_("A title is required."),
     "title_too_long": N_("The title is longer than %(limit)s characters."),
@@ -64,9 +75,33 @@ DOCUMENTS: dict[str, str | tuple[str, str]] = {
         "Only %(member)s could decide here, and nobody approves their own document."
     ),
     "gap_no_band": N_("No grant on this step covers this amount."),
+    "gap_exclusive_approval": N_(
+        "Everyone who may decide this step also decides another step of this document, and this flow has exclusive approval: nobody decides more than one step."
+    ),
+    # money (domain.money, h1): %(example)s is 1234.50 as the reader writes amounts,
+    # such as "1,234.50"; %(limit)s is a number formatted for the reader.
     "amount_negative": N_("The amount cannot be negative."),
-    "amount_invalid": N_("That is not an amount this preview can use."),
-    "amount_too_precise": N_("Use at most %(places)s decimal places."),
+    "amount_invalid": N_("Type the amount in digits, as %(example)s."),
+    "amount_ambiguous": N_(
+        "That amount could be read more than one way. Type the amount as %(example)s."
+    ),
+    "amount_too_large": N_("The amount must be less than %(limit)s."),
+    # i18n: %(currency)s is an ISO 4217 code such as MYR.
+    "amount_too_precise": N_plural(
+        "%(currency)s amounts have at most %(num)s decimal place.",
+        "%(currency)s amounts have at most %(num)s decimal places.",
+    ),
+    # i18n: %(currency)s is an ISO 4217 code such as JPY, a currency without cents.
+    "amount_whole_units": N_("%(currency)s amounts are whole numbers, without decimals."),
+    "field_number_invalid": N_("%(label)s must be a number in digits, such as %(example)s."),
+    "field_number_ambiguous": N_(
+        "%(label)s could be read more than one way. Type it as %(example)s."
+    ),
+    "field_number_too_large": N_("%(label)s must be less than %(limit)s in size."),
+    "field_number_too_precise": N_plural(
+        "%(label)s has at most %(num)s decimal place.",
+        "%(label)s has at most %(num)s decimal places.",
+    ),
     "amount_currency_mismatch": N_(
         "Amounts are in the organization's base currency, %(base)s, not “%(currency)s”."
     ),

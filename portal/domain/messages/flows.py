@@ -115,11 +115,17 @@ FLOWS: dict[str, str | tuple[str, str]] = {
     "comment_policy_unknown": N_(
         "The comment must be optional or required (“%(value)s” was given)."
     ),
-    "grant_scope_invalid": N_("A grant names one state or covers all states: one of the two."),
+    "grant_scope_invalid": N_("A grant applies to one state or to every state: choose one."),
     "grant_state_unknown": N_("The grant names the state “%(state)s”, which does not exist."),
-    "grantee_kind_unknown": N_("“%(kind)s” is not a kind of grantee."),
+    "grantee_kind_missing": N_("Choose who decides for this grant."),
+    "grantee_kind_unknown": N_("“%(kind)s” is not a kind of approver."),
+    "grantee_member_missing": N_("Choose the member who decides."),
+    "grantee_position_missing": N_("Choose the seat whose holder decides."),
+    "grantee_levels_missing": N_("Say how many seats above the requester decide."),
+    "grantee_role_missing": N_("Choose the role whose members decide."),
     "grantee_ref_invalid": N_(
-        "A %(kind)s grant names exactly the reference its kind needs, and no other."
+        "This grant names more people or seats than its kind of approver uses: "
+        "choose who decides again."
     ),
     "levels_up_invalid": N_("Levels up must be between %(low)s and %(high)s."),
     "grantee_role_unknown": N_("“%(role)s” is not an organization role."),
@@ -131,7 +137,13 @@ FLOWS: dict[str, str | tuple[str, str]] = {
     ),
     "floor_negative": N_("A floor cannot be negative (%(amount)s)."),
     "floor_currency_mismatch": N_(
-        "Floors are in the organization's base currency, %(base)s; this one says “%(currency)s”."
+        "Amounts here are in %(base)s, the organization's currency; this one is in “%(currency)s”."
+    ),
+    "floor_currency_missing": N_(
+        "This floor has no currency: amounts here are in %(base)s, the organization's currency."
+    ),
+    "floor_too_precise": N_(
+        "%(amount)s has more decimals than the currency allows (at most %(places)s)."
     ),
     "floor_currency_without_amount": N_("The grant gives a currency but no amount."),
     "on_vacancy_unknown": N_("On vacancy must be escalate or refuse (“%(value)s” was given)."),
@@ -139,12 +151,14 @@ FLOWS: dict[str, str | tuple[str, str]] = {
         "The escalation bound must be between %(low)s and %(high)s levels."
     ),
     # flow validator, rules 1-8
-    "initial_state_count": N_("A flow needs exactly one draft state; this one has %(count)s."),
-    "no_terminal_state": N_("A flow needs at least one terminal state."),
+    "initial_state_count": N_(
+        "A flow needs exactly one starting (draft) state; this one has %(count)s."
+    ),
+    "no_terminal_state": N_("A flow needs at least one state that ends it."),
     "state_unreachable": N_("%(state)s cannot be reached from the draft state."),
-    "state_no_exit": N_("%(state)s is not terminal but has no way out."),
+    "state_no_exit": N_("%(state)s does not end the flow, but no action leads out of it."),
     "terminal_exit_not_dispute": N_(
-        "%(state)s is terminal: it may only be left by raising a dispute."
+        "%(state)s ends the flow: the only way out of it is raising a dispute."
     ),
     "accrual_on_cycle": N_(
         "%(state)s books an accrual on a loop without a rejection or cancellation: "
@@ -166,7 +180,9 @@ FLOWS: dict[str, str | tuple[str, str]] = {
     "payout_without_accrual": N_(
         "This flow pays first, but a path from %(state)s ends at %(terminal)s without an accrual."
     ),
-    "gate_without_grant": N_("Nobody may take %(transition)s: there is no grant on %(state)s."),
+    "gate_without_grant": N_(
+        "Nobody may take %(transition)s: say who decides on %(state)s (add a grant there)."
+    ),
     "reversal_missing": N_(
         "%(transition)s leaves a state at or past an accrual, so it must reverse the accrual."
     ),
@@ -174,10 +190,12 @@ FLOWS: dict[str, str | tuple[str, str]] = {
         "%(transition)s is marked as reversing but does not enter a rejected or cancelled state."
     ),
     "advance_sibling_count": N_(
-        "An advance gate needs exactly one target-gated transition leaving %(state)s; there are %(count)s."
+        "A rejection from %(state)s is open to whoever may approve there, so %(state)s needs "
+        "exactly one approving action to take them from; it has %(count)s."
     ),
     "bands_do_not_reach_zero": N_(
-        "Every grant on %(state)s has a floor above zero, so a small amount could be approved by nobody."
+        "Every grant on %(state)s starts above zero, so a small amount would have nobody to "
+        "approve it: add a grant from 0."
     ),
     "comment_not_required": N_(
         "%(transition)s rejects, cancels or disputes, so it must require a comment."
@@ -185,10 +203,16 @@ FLOWS: dict[str, str | tuple[str, str]] = {
     "auto_transition_posts": N_(
         "A deadline may not fire %(transition)s by itself: it commits or pays money, which needs a person."
     ),
-    "grant_unused": N_("This grant on %(state)s authorises no transition."),
-    "grant_duplicate": N_("This grant repeats an earlier one."),
+    "grant_unused": N_("This grant on %(state)s lets nobody do anything: no action there uses it."),
+    "grant_duplicate": N_("This grant says the same as an earlier one on the same state."),
     "deadline_without_tasks": N_(
         "%(state)s has a deadline, but no approver acts there, so nothing ever falls due."
+    ),
+    # exclusive approval against the org chart (h4). %(deciders)s: names of people;
+    # %(other)s: the keys of the other steps that need them; %(requester)s: a name.
+    "exclusive_approval_unstaffed": N_plural(
+        "Under exclusive approval, documents from %(requester)s would be stuck at “%(state)s”: the only people who may decide it (%(deciders)s) are also needed at “%(other)s”, and nobody may decide two steps of one document. Put other people on one of these steps, or turn exclusive approval off.",
+        "Under exclusive approval, documents from %(num)s requesters would be stuck at “%(state)s” — from %(requester)s, for one: the only people who may decide it (%(deciders)s) are also needed at “%(other)s”, and nobody may decide two steps of one document. Put other people on one of these steps, or turn exclusive approval off.",
     ),
     # guard language
     "guard_empty": N_("The guard is empty (column %(column)s)."),

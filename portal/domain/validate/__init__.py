@@ -20,7 +20,9 @@ The editor runs it on every change and publishing runs it again. Rules, by DESIG
 
 Beyond the numbered rules, reported as rule 8: ``comments_and_automatic_moves``
 (rejections, cancellations and disputes require a comment; no automatic deadline moves
-money) and ``dead_configuration`` (warnings for what can never take effect).
+money) and ``dead_configuration`` (warnings for what can never take effect); and, given
+the org chart by the caller, ``exclusive_staffing`` (a warning for each step exclusive
+approval would leave with nobody for some requester).
 
 The graph rules read one ``GraphIndex`` built once per run.
 """
@@ -47,7 +49,11 @@ from portal.domain.validate import (
 )
 from portal.domain.validate.graph_index import GraphIndex
 from portal.domain.validate.violations import CODES, ERROR, WARNING, Violation, errors_in, violation
-from portal.domain.validate.well_formed import ESCALATION_BOUND_RANGE, LEVELS_UP_RANGE
+from portal.domain.validate.well_formed import (
+    ESCALATION_BOUND_RANGE,
+    LEVELS_UP_RANGE,
+    floor_precision,
+)
 
 __all__ = [
     "CODES",
@@ -57,6 +63,7 @@ __all__ = [
     "WARNING",
     "Violation",
     "errors_in",
+    "floor_precision",
     "grantee_violations",
     "validate",
 ]

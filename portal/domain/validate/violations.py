@@ -39,6 +39,8 @@ class Rule:
     # the number the editor's JSON carries for them.
     COMMENTS_AND_AUTOMATIC_MOVES = 8
     DEAD_CONFIGURATION = 8
+    # Exclusive approval against the org chart: a step some requester would find empty.
+    EXCLUSIVE_STAFFING = 8
 
 
 # Every code the validator itself emits: (rule, severity). Guard codes come from
@@ -75,7 +77,12 @@ CODES: dict[str, tuple[int, str]] = {
     "comment_policy_unknown": (Rule.WELL_FORMED, ERROR),
     "grant_scope_invalid": (Rule.WELL_FORMED, ERROR),
     "grant_state_unknown": (Rule.WELL_FORMED, ERROR),
+    "grantee_kind_missing": (Rule.WELL_FORMED, ERROR),
     "grantee_kind_unknown": (Rule.WELL_FORMED, ERROR),
+    "grantee_member_missing": (Rule.WELL_FORMED, ERROR),
+    "grantee_position_missing": (Rule.WELL_FORMED, ERROR),
+    "grantee_levels_missing": (Rule.WELL_FORMED, ERROR),
+    "grantee_role_missing": (Rule.WELL_FORMED, ERROR),
     "grantee_ref_invalid": (Rule.WELL_FORMED, ERROR),
     "levels_up_invalid": (Rule.WELL_FORMED, ERROR),
     "grantee_role_unknown": (Rule.WELL_FORMED, ERROR),
@@ -85,8 +92,10 @@ CODES: dict[str, tuple[int, str]] = {
     ),  # database-aware: see ``grantee_violations``
     "grantee_position_unknown": (Rule.WELL_FORMED, ERROR),  # database-aware
     "floor_negative": (Rule.WELL_FORMED, ERROR),
+    "floor_currency_missing": (Rule.WELL_FORMED, ERROR),
     "floor_currency_mismatch": (Rule.WELL_FORMED, ERROR),
     "floor_currency_without_amount": (Rule.WELL_FORMED, ERROR),
+    "floor_too_precise": (Rule.WELL_FORMED, ERROR),  # database-aware: the currency's places
     "on_vacancy_unknown": (Rule.WELL_FORMED, ERROR),
     "escalation_bound_invalid": (Rule.WELL_FORMED, ERROR),
     # rule 1 — one initial state, a terminal one
@@ -120,6 +129,9 @@ CODES: dict[str, tuple[int, str]] = {
     "grant_unused": (Rule.DEAD_CONFIGURATION, WARNING),
     "grant_duplicate": (Rule.DEAD_CONFIGURATION, WARNING),
     "deadline_without_tasks": (Rule.DEAD_CONFIGURATION, WARNING),
+    # beyond the numbered rules: exclusive approval against the chart (database-aware:
+    # see ``exclusive_staffing``)
+    "exclusive_approval_unstaffed": (Rule.EXCLUSIVE_STAFFING, WARNING),
 }
 
 

@@ -55,6 +55,8 @@ _GRANTEE_REFERENCE = {
     GranteeKind.UNIT_HEAD: "walk_up",
     GranteeKind.SUPERIOR: None,
 }
+# The references an admin chooses after the kind (walk_up has a default).
+_CHOSEN = ("member", "position", "levels", "role")
 
 
 def check_size(graph: Graph) -> list[Violation]:
@@ -270,7 +272,10 @@ def _grants(
             if gr.min_amount < 0:
                 amount = str(gr.min_amount)
                 out.append(violation("floor_negative", ref, f"{path}.min_amount", amount=amount))
-            if gr.currency != base_currency:
+            if gr.currency is None:  # an amount with no currency: which one is meant?
+                where = f"{path}.currency"
+                out.append(violation("floor_currency_missing", ref, where, base=base_currency))
+            elif gr.currency != base_currency:
                 out.append(
                     violation(
                         "floor_currency_mismatch",
@@ -304,6 +309,9 @@ def _grantee(
     path: str,
     out: list[Violation],
 ) -> None:
+    if not grantee.kind:  # a grant just added: who decides is still to be chosen
+        out.append(violation("grantee_kind_missing", ref, f"{path}.kind"))
+        return
     if grantee.kind not in _GRANTEE_REFERENCE:
         out.append(violation("grantee_kind_unknown", ref, f"{path}.kind", kind=grantee.kind[:64]))
         return
@@ -319,7 +327,9 @@ def _grantee(
         )
         if value is not None
     }
-    if given != ({wanted} if wanted else set()):
+    if wanted in _CHOSEN and not given:  # the kind is picked, whom it names not yet
+        out.append(violation(f"grantee_{wanted}_missing", ref, f"{path}.{wanted}"))
+    elif given != ({wanted} if wanted else set()):
         out.append(violation("grantee_ref_invalid", ref, path, kind=grantee.kind))
     elif grantee.kind == GranteeKind.LEVELS_UP and grantee.levels not in LEVELS_UP_RANGE:
         out.append(
@@ -334,3 +344,19 @@ def _grantee(
     elif grantee.kind == GranteeKind.ROLE and grantee.role not in roles:
         role = str(grantee.role)[:64]
         out.append(violation("grantee_role_unknown", ref, f"{path}.role", role=role))
+
+
+def floor_precision(graph: Graph, places: int) -> list[Violation]:
+    """Floors written with more decimals than the base currency has (``places``: 2 for
+    MYR, 0 for JPY): refused, never rounded, since what routes is what was typed."""
+    out: list[Violation] = []
+    for i, gr in enumerate(graph.grants):
+        amount = gr.min_amount
+        if amount is not None and amount.is_finite() and -amount.as_tuple().exponent > places:
+            where = f"grants[{i}].min_amount"
+            out.append(
+                violation(
+                    "floor_too_precise", {"grant": i}, where, amount=str(amount), places=places
+                )
+            )
+    return out

@@ -37,7 +37,11 @@ def expense_claim(base_currency: str) -> Graph:
     completed (payout, "Paid") → received; a rejection from any step before payment
     (reversing the accrual once booked), rework from rejected, withdrawal before the
     accrual, and disputes after payment that are dismissed or upheld (upholding
-    reverses). A dispute never returns to completed: that would pay twice."""
+    reverses). A dispute never returns to completed: that would pay twice.
+
+    Exclusive approval is on: review, approval, the category check that commits the
+    money and payment are four different people (the requester's superior who also
+    heads their unit reviews or approves, never both; one admin commits, another pays)."""
     del base_currency  # no floors: every claim takes the same path
     states = (
         state("draft", labels("Draft", "草稿", "Draf"), StateRole.DRAFT, 40, 200),
@@ -228,6 +232,7 @@ def expense_claim(base_currency: str) -> Graph:
         kind=EXPENSE_CLAIM,
         labels=labels("Expense claim", "费用报销", "Tuntutan perbelanjaan"),
         posting_order=PostingOrder.ACCRUAL_FIRST,
+        exclusive_approval=True,
         states=states,
         transitions=transitions,
         grants=grants,

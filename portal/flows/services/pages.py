@@ -7,8 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from portal.accounts.queries import base_currency_in, member_directory_in
-from portal.core.clock import clock
+from portal.accounts.queries import base_currency_in, member_directory_in, today_in
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, require_admin
 from portal.domain.errors import NotFound
@@ -34,7 +33,7 @@ def flows_overview(actor: Actor, *, as_of: date | None = None) -> FlowsOverview:
     require_admin(actor)
     with unit_of_work_for(actor) as uow:
         s = uow.session
-        warnings = readiness_in(s, actor.org_id, as_of or clock.today())
+        warnings = readiness_in(s, actor.org_id, as_of or today_in(s, actor))
         return FlowsOverview(flows_in(s, actor.org_id), warnings)
 
 

@@ -10,8 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import member_names
-from portal.core.clock import clock
+from portal.accounts.queries import member_names, today_in
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, SystemActor, require_admin
 from portal.domain.graph import Grant, GranteeKind, OnVacancy
@@ -90,4 +89,4 @@ def flow_readiness(
     today by default), and every seeded kind with no version."""
     require_admin(actor)
     with unit_of_work_for(actor) as uow:
-        return readiness_in(uow.session, actor.org_id, as_of or clock.today())
+        return readiness_in(uow.session, actor.org_id, as_of or today_in(uow.session, actor))

@@ -10,8 +10,12 @@ from decimal import Decimal
 
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import MemberEntry, base_currency_in, member_directory_in
-from portal.core.clock import clock
+from portal.accounts.queries import (
+    MemberEntry,
+    base_currency_in,
+    member_directory_in,
+    today_in,
+)
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, require_admin
 from portal.domain.errors import DomainError, NotFound
@@ -58,8 +62,9 @@ def _current_route_in(
     currency: str | None,
     day: date,
 ) -> RoutePreview:
-    # An amount that is not money is refused before the flow is looked up.
-    check_amount(amount)
+    # An amount that is not money of the base currency is refused before the flow is
+    # looked up.
+    check_amount(amount, base_currency_in(session, org_id))
     try:
         _, current = current_version_in(session, org_id, kind)
     except NotFound:
@@ -102,7 +107,7 @@ def preview_route(
             member_id=member_id,
             amount=amount,
             currency=currency,
-            day=on or clock.today(),
+            day=on or today_in(uow.session, actor),
         )
 
 
@@ -117,7 +122,7 @@ def preview_draft_route(
         s = uow.session
         graph = draft_graph_in(s, kind)
         return preview_route_in(
-            s, graph, version=0, member_id=member_id, amount=amount, day=clock.today()
+            s, graph, version=0, member_id=member_id, amount=amount, day=today_in(s, actor)
         )
 
 
@@ -159,7 +164,7 @@ def routing_page(actor: Actor, query: RouteQuery | None) -> RoutingPage:
                 member_id=query.member_id,
                 amount=query.amount,
                 currency=query.currency,
-                day=query.on or clock.today(),
+                day=query.on or today_in(s, actor),
             )
         except DomainError as refused:  # the preview reads only: nothing to roll back
             return RoutingPage(choices, refusal=refused)

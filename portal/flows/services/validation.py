@@ -4,14 +4,32 @@ the checks every service makes of a kind or a revision it was handed."""
 
 from __future__ import annotations
 
+from babel.numbers import get_currency_precision
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import active_member_ids_in, base_currency_in
+from portal.accounts.queries import (
+    active_member_ids_in,
+    base_currency_in,
+    member_names,
+    time_zone_in,
+)
+from portal.core.clock import clock
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import KEY_PATTERN, GranteeKind, Graph
-from portal.domain.validate import Violation, errors_in, grantee_violations, validate
+from portal.domain.validate import (
+    Violation,
+    errors_in,
+    floor_precision,
+    grantee_violations,
+    validate,
+)
+from portal.domain.validate.exclusive_staffing import (
+    mentioned,
+    unstaffed_steps,
+    unstaffed_violations,
+)
 from portal.flows.queries import MAX_NUMBER
-from portal.orgchart.queries import active_position_ids_in
+from portal.orgchart.queries import active_position_ids_in, load_chart
 
 
 class FlowInvalid(DomainError):
@@ -37,11 +55,30 @@ def check_revision(revision: int) -> int:
 
 def validate_in(session: Session, org_id: int, graph: Graph) -> list[Violation]:
     """The pure rules, then the checks that need this organization's data."""
-    violations = validate(graph, base_currency=base_currency_in(session, org_id))
+    currency = base_currency_in(session, org_id)
+    violations = validate(graph, base_currency=currency)
+    # A floor more precise than the currency (1000.005 ringgit) routes on a value no
+    # document can carry: refused like any other error, never rounded.
+    violations += floor_precision(graph, get_currency_precision(currency))
     members = {g.grantee.member for g in graph.grants if g.grantee.kind == GranteeKind.MEMBER}
     positions = {g.grantee.position for g in graph.grants if g.grantee.kind == GranteeKind.POSITION}
-    return violations + grantee_violations(
+    violations += grantee_violations(
         graph,
         active_members=active_member_ids_in(session, members),
         active_positions=active_position_ids_in(session, positions),
     )
+    return violations + _exclusive_staffing_in(session, org_id, graph, violations)
+
+
+def _exclusive_staffing_in(
+    session: Session, org_id: int, graph: Graph, violations: list[Violation]
+) -> list[Violation]:
+    """Under exclusive approval, the steps the chart of the organization's today leaves
+    with nobody for some requester — for a graph sound enough to route (no errors)."""
+    if not graph.exclusive_approval or errors_in(violations):
+        return []
+    chart = load_chart(session, clock.today_in(time_zone_in(session, org_id)))
+    found = unstaffed_steps(graph, chart)
+    if not found:
+        return []
+    return unstaffed_violations(found, graph, member_names(session, mentioned(found)))

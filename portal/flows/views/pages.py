@@ -3,8 +3,10 @@ violations and versions, the editor, import, export, publish and discard."""
 
 from __future__ import annotations
 
+from babel.numbers import get_currency_precision
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
+from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from portal.domain.errors import Conflict, DomainError, NotFound
@@ -12,8 +14,9 @@ from portal.domain.layout import STATE_BOX_HEIGHT, STATE_BOX_WIDTH
 from portal.domain.text_input import is_id, whole_number
 from portal.domain.validate import Violation, errors_in
 from portal.flows.forms import ImportForm, RevisionForm
-from portal.flows.services import drafts, pages, publishing, transfer
+from portal.flows.services import confirming, drafts, pages, publishing, transfer
 from portal.flows.services.validation import FlowInvalid
+from portal.flows.wording.changes import publish_summary, summary_sections
 from portal.flows.wording.editor import editor_words
 from portal.flows.wording.grants import floor_words, grantee_words
 from portal.flows.wording.vocabulary import page_vocabulary
@@ -138,6 +141,8 @@ def editor(kind: str) -> ResponseReturnValue:
         "export": url_for("flows.export", kind=kind),
         "kind": kind,
         "currency": page.currency,
+        # Decimals a floor may have in that currency (MYR 2, JPY 0).
+        "currency_places": get_currency_precision(page.currency),
         "box": {"width": STATE_BOX_WIDTH, "height": STATE_BOX_HEIGHT},
         **editor_words(),
     }
@@ -174,6 +179,25 @@ def import_over(kind: str) -> ResponseReturnValue:
         return _flow_page(kind, form, status_for(error))
     _flash_imported(draft)
     return redirect(url_for(".flow", kind=kind))
+
+
+@bp.get("/<kind>/publish")
+@admin_required
+def confirm_publish(kind: str) -> ResponseReturnValue:
+    """Publishing from the flow page asks first, with the editor's summary of what
+    changes; the form it shows posts the revision it summarised."""
+    confirmation = confirming.publish_confirmation(current_actor(), kind)
+    draft = confirmation.draft
+    summary = publish_summary(confirmation.changes, str(get_locale()))
+    return render_template(
+        "flows/publish.html",
+        kind=kind,
+        draft=draft,
+        errors=len(errors_in(draft.violations)),
+        next_version=confirmation.next_version,
+        summary=summary,
+        sections=summary_sections(summary),
+    )
 
 
 @bp.post("/<kind>/publish")

@@ -15,9 +15,11 @@ from wtforms.fields import SelectChoice
 from portal.domain.resolution import Gap, GapReason
 from portal.flows.forms import RoutePreviewForm
 from portal.flows.services.route_preview import RoutePreview, RouteQuery, routing_page
+from portal.flows.wording.exclusions import exclusion_text, exclusive_note
 from portal.web.auth import admin_required
 from portal.web.forms import attach_error
 from portal.web.messages import gap_message
+from portal.web.money_input import number_form, reader_locale
 from portal.web.tenancy import current_actor
 
 bp = Blueprint("routing", __name__, url_prefix="/o/<org>/admin/chart")
@@ -39,6 +41,8 @@ def _gap_view(gap: Gap, preview: RoutePreview) -> tuple[str, str]:
         GapReason.ROLE_EMPTY: ("members.members", {}),
         GapReason.ONLY_THE_REQUESTER: ("orgchart.chart", {}),
         GapReason.NO_BAND: ("flows.flow", {"kind": preview.kind}),
+        # More people on the chart, or other grants on the flow.
+        GapReason.EXCLUSIVE_APPROVAL: ("flows.flow", {"kind": preview.kind}),
     }
     endpoint, args = fixes.get(gap.reason, ("orgchart.chart", {}))
     if any(value is None for value in args.values()):
@@ -89,7 +93,20 @@ def preview() -> ResponseReturnValue:
             preview=preview,
             incomplete=incomplete,
             describe_gap=partial(_gap_view, preview=preview) if preview else None,
+            describe_exclusion=(
+                partial(
+                    exclusion_text,
+                    graph=preview.graph,
+                    members=preview.members,
+                    locale=actor.locale,
+                )
+                if preview
+                else None
+            ),
+            exclusive_note=exclusive_note,
             refs=page.names,
+            # 1234.50 as this admin writes an amount of the base currency.
+            amount_example=number_form(reader_locale(), choices.currency).example,
         ),
         status,
     )

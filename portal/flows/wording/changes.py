@@ -5,6 +5,7 @@ version before), grants as sentences with the org chart's names."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from flask_babel import gettext as _
@@ -90,14 +91,108 @@ def _grants_worded(found: DraftChanges, locale: str) -> Worded:
     }
 
 
+def _settings_worded(found: DraftChanges) -> Worded:
+    """The flow's settings that change, each a sentence (shaped like the other parts,
+    as changes)."""
+    turned = found.diff.exclusive_approval
+    if turned is None:
+        return {"added": [], "removed": [], "changed": []}
+    if turned:
+        text = _("Exclusive approval turned on: nobody decides more than one step of a document.")
+    else:
+        text = _(
+            "Exclusive approval turned off: one person may decide several steps of a document."
+        )
+    return {"added": [], "removed": [], "changed": [{"key": "exclusive_approval", "text": text}]}
+
+
+def _labels_only(before: Any, after: Any, **ignored: Any) -> bool:
+    """Whether two versions of one item differ in their labels and nothing else (nor
+    in ``ignored``: where it is drawn)."""
+    if before is None or after is None or before.labels == after.labels:
+        return False
+    return bool(replace(before, labels=after.labels, **ignored) == after)
+
+
+def _relabelled(found: DraftChanges, locale: str) -> list[tuple[str, str, str]]:
+    """(part, key, sentence) for each state, transition and field whose only change is
+    its labels, and the flow's own name: "Submitted → Sent for review"."""
+    if found.before is None:
+        return []
+    old, new = found.before.normalised(), found.after.normalised()
+    out: list[tuple[str, str, str]] = []
+
+    def said(part: str, key: str, before: Any, after: Any) -> None:
+        out.append(
+            (
+                part,
+                key,
+                _(
+                    "%(before)s → %(after)s",
+                    before=before.labels.text(locale) or key,
+                    after=after.labels.text(locale) or key,
+                ),
+            )
+        )
+
+    if old.labels != new.labels:
+        said("flow", "", old, new)
+    for s in new.states:
+        was = old.state(s.key)
+        if _labels_only(was, s, x=s.x, y=s.y):
+            said("states", s.key, was, s)
+    for t in new.transitions:
+        was_t = old.transition(t.from_state, t.key)
+        if _labels_only(was_t, t, vertices=t.vertices):
+            said("transitions", f"{t.from_state}.{t.key}", was_t, t)
+    for f in new.fields:
+        if _labels_only(old.field(f.key), f):
+            said("fields", f.key, old.field(f.key), f)
+    return out
+
+
 def publish_summary(found: DraftChanges, locale: str) -> dict[str, Any]:
     """The editor's publish confirmation: what changes, section by section."""
     change = found.diff
-    return {
+    summary: dict[str, Any] = {
         "any": change.any,
         "flow_changed": change.flow_changed,
         "states": _worded(change.states, state_text, found, locale),
         "transitions": _worded(change.transitions, transition_text, found, locale),
         "grants": _grants_worded(found, locale),
         "fields": _worded(change.fields, field_text, found, locale),
+        "settings": _settings_worded(found),
     }
+    # A change of labels alone is said as what they read before and after, once: under
+    # "Labels changed", not again among the changed states, transitions and fields.
+    relabelled = _relabelled(found, locale)
+    for part, key, _text in relabelled:
+        if part != "flow":
+            changed = summary[part]["changed"]
+            summary[part]["changed"] = [c for c in changed if c["key"] != key]
+    summary["labels"] = {
+        "added": [],
+        "removed": [],
+        "changed": [{"key": key or part, "text": text} for part, key, text in relabelled],
+    }
+    return summary
+
+
+# The parts of a summary in the order a confirmation lists them.
+SUMMARY_PARTS = ("labels", "states", "transitions", "grants", "fields", "settings")
+
+
+def summary_sections(summary: dict[str, Any]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """A summary as a page lists it: each part that has changes, with each change's
+    kind (added, removed, changed) and words."""
+    sections = []
+    for part in SUMMARY_PARTS:
+        found = summary.get(part) or {}
+        items = [
+            (kind, item["text"])
+            for kind in ("added", "removed", "changed")
+            for item in found.get(kind, [])
+        ]
+        if items:
+            sections.append((part, items))
+    return sections

@@ -13,6 +13,7 @@ from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
 
 from portal.domain.locales import SUPPORTED_LOCALES
+from portal.flows.wording.actions import action_suggestions
 from portal.flows.wording.vocabulary import (
     BREACH_ACTIONS,
     FIELD_TYPES,
@@ -139,6 +140,32 @@ EDITOR_TEXT = {
     "step_deciders": _l("%(state)s: %(names)s"),
     "step_blocked": _l("%(state)s: nobody can decide — %(reason)s"),
     "none": _l("none"),
+    # amount bands
+    "floor_not_number": _l("Write the amount in digits, such as 1000.00."),
+    "floor_too_precise": _l("%(currency)s amounts have at most %(places)s decimals."),
+    "floor_too_large": _l("That amount is too large for a floor."),
+    "ladder": _l("Who decides, by amount"),
+    "ladder_band": _l("from %(amount)s: %(who)s"),
+    "ladder_gap": _l("Nobody decides amounts below %(amount)s: add a grant from 0."),
+    "ladder_empty": _l("Nobody decides here yet."),
+    "grantee_unchosen": _l("(who is not chosen yet)"),
+    "value_refused": _l("Publishing waits until the value marked in the panel is fixed."),
+    "refused_marked": _l("Not saved: the value marked in the panel needs fixing."),
+    # a new arrow
+    "action_key_invalid": _l(
+        "A short name is lower-case letters, digits and underscores, starting with a letter."
+    ),
+    "action_key_taken": _l("%(key)s already leaves this state: choose another name."),
+    # the problems list and the toolbar
+    "problem_count": _l("Problems: %(num)s"),
+    "problem_where": _l("Where: %(path)s · %(code)s"),
+    "discard_nothing": _l("There is no draft to discard."),
+    "labels_changed": _l("Labels changed"),
+    "settings": _l("Settings"),
+    "exclusive_approval": _l("A member decides at most one step of a document"),
+    "exclusive_approval_hint": _l(
+        "Whoever approved one step of a document cannot approve another step of it."
+    ),
 }
 
 
@@ -163,6 +190,7 @@ def editor_words() -> dict[str, object]:
         "grantees": _pairs(GRANTEE_KINDS),
         "field_types": _pairs(FIELD_TYPES),
         "text": {key: str(text) for key, text in EDITOR_TEXT.items()},
+        "actions": action_suggestions(),
         # A new state's name in every language, not only the admin's.
         "new_state": {
             locale: _in(locale, EDITOR_TEXT["new_state"]) for locale in SUPPORTED_LOCALES

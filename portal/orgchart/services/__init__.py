@@ -17,17 +17,18 @@ from portal.orgchart.services.editing import (
     assign_position,
     create_position,
     create_unit,
-    end_holding,
     get_position,
     get_unit,
     update_position,
     update_unit,
 )
+from portal.orgchart.services.ending import HoldingEnding, end_holding, preview_end_holding
 
 __all__ = [
     "ChartView",
     "Choice",
     "HolderView",
+    "HoldingEnding",
     "PositionView",
     "UnitView",
     "assign_position",
@@ -37,6 +38,7 @@ __all__ = [
     "get_chart",
     "get_position",
     "get_unit",
+    "preview_end_holding",
     "update_position",
     "update_unit",
 ]

@@ -9,8 +9,7 @@ from functools import partial
 
 from sqlalchemy import select
 
-from portal.accounts.queries import member_directory_in
-from portal.core.clock import clock
+from portal.accounts.queries import member_directory_in, today_in
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.orgchart import cycle_members
@@ -109,9 +108,9 @@ def _seat_order(head_position_id: int | None, p: PositionView) -> tuple[bool, st
 
 
 def get_chart(actor: Actor | SystemActor, as_of: date | None = None) -> ChartView:
-    day = as_of or clock.today()
     with unit_of_work_for(actor) as uow:
         s = uow.session
+        day = as_of or today_in(s, actor)
         units = list(s.scalars(select(OrgUnit)))
         positions = list(s.scalars(select(Position).order_by(Position.code)))
         holdings = list(

@@ -8,7 +8,7 @@ from datetime import date
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import member_entry_in
+from portal.accounts.queries import member_entry_in, today_in
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, SystemActor, require_admin
@@ -206,11 +206,12 @@ def assign_position(
     require_admin(actor)
     if kind not in HoldingKind.ALL:
         raise DomainError("invalid_holding_kind", field="kind")
-    start = valid_from or clock.today()
-    if valid_to is not None and valid_to < start:
-        raise DomainError("dates_out_of_order", field="valid_to")
     with unit_of_work_for(actor) as uow:
         s = uow.session
+        # Seats start on the organization's day, not UTC's.
+        start = valid_from or today_in(s, actor)
+        if valid_to is not None and valid_to < start:
+            raise DomainError("dates_out_of_order", field="valid_to")
         member = member_entry_in(s, member_id) if member_id is not None else None
         if member is None:
             raise NotFound("member")
@@ -236,20 +237,4 @@ def assign_position(
             created_at=clock.now(),
         )
         s.add(holding)
-    return holding
-
-
-def end_holding(
-    actor: Actor | SystemActor, holding_id: int, *, last_day: date | None = None
-) -> PositionHolding:
-    """Close a holding on ``last_day`` (inclusive; default today). History is kept."""
-    require_admin(actor)
-    day = last_day or clock.today()
-    with unit_of_work_for(actor) as uow:
-        holding = row_in(uow.session, PositionHolding, holding_id, "holding")
-        if holding.valid_to is not None and holding.valid_to <= day:
-            raise DomainError("holding_already_ended")
-        if day < holding.valid_from:
-            raise DomainError("dates_out_of_order", field="valid_to")
-        holding.valid_to = day
     return holding

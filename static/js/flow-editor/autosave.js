@@ -90,11 +90,14 @@ export class Autosave {
     } else {
       // Refused as a document (a path the loader names): nothing saved, keep editing;
       // the message also stands beside the input the path names, if it is open.
+      // Said once: beside the input when the path names one, else in the alert.
       const error = (answer.data && answer.data.error) || {};
       const message = errorMessage(answer);
-      status.alarm(fmt(text.refused, { message }));
-      status.say(fmt(text.refused, { message }));
-      store.saveRefused({ path: (error.details || {}).path || "", code: error.code, severity: "error", message });
+      const path = (error.details || {}).path || "";
+      const where = path && path !== "$";
+      if (!where) status.alarm(fmt(text.refused, { message }));
+      status.say(where ? text.refused_marked : fmt(text.refused, { message }));
+      store.saveRefused({ path: where ? path : "", code: error.code, severity: "error", message });
     }
   }
 }

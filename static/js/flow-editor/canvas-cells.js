@@ -18,7 +18,7 @@ export function defineStateShape(box) {
     size: { width: box.width, height: box.height },
     attrs: {
       body: { width: "calc(w)", height: "calc(h)", strokeWidth: 1.5 },
-      label: { x: "calc(w / 2)", y: "calc(h / 2 + 4)", textAnchor: "middle", fontSize: 13, fill: "#111827" },
+      label: { x: "calc(w / 2)", y: "calc(h / 2 + 5)", textAnchor: "middle", fontSize: 14, fill: "#111827" },
       handle: { cx: "calc(w)", cy: "calc(h / 2)", r: 7, magnet: true, fill: "#ffffff", stroke: "#4338ca", strokeWidth: 2, cursor: "crosshair" },
     },
   }, {
@@ -45,7 +45,7 @@ export function stateAttrs(s, label) {
     body: { fill: style.fill, stroke: style.stroke, strokeWidth: s.terminal ? 3 : 1.5, rx: round, ry: round },
     // Shortened here rather than with JointJS's textWrap, which measures the text
     // in the browser for every state (the cost that made large flows slow to draw).
-    label: { text: shorten(label(s), 22) },
+    label: { text: shorten(label(s), 20) },
   };
 }
 
@@ -60,24 +60,30 @@ export function stateCell(StateShape, s, label) {
 
 // The label's box is sized from its length, not measured: measuring every label's
 // text in the browser is what makes a 256-arrow flow slow to draw.
-function arrowLabel(text) {
-  const width = Math.max(16, text.length * 6.6 + 10);
+function arrowLabel(text, beside) {
+  const width = Math.max(18, text.length * 7.2 + 12);
   return {
     markup: [{ tagName: "rect", selector: "box" }, { tagName: "text", selector: "text" }],
     attrs: {
-      text: { text, fill: "#1f2937", fontSize: 11, textAnchor: "middle", y: 4 },
-      box: { x: -width / 2, y: -9, width, height: 18, fill: "#ffffff", stroke: "#e5e7eb", rx: 3 },
+      text: { text, fill: "#1f2937", fontSize: 12, textAnchor: "middle", y: 4 },
+      box: { x: -width / 2, y: -10, width, height: 20, fill: "#ffffff", stroke: "#d1d5db", rx: 3, fillOpacity: 0.95 },
     },
-    position: { distance: 0.5 },
+    // A straight arrow's label sits beside the line rather than on it: a short arrow's
+    // middle is next to the handle new arrows are drawn from, which a label (drawn
+    // above the states) would cover. A bent arrow's (fanned out, a loop) stays on it,
+    // clear of its neighbours.
+    position: { distance: 0.5, offset: beside ? -18 : 0 },
   };
 }
 
-export function transitionLabels(t, label) {
-  return t.key ? [arrowLabel(shorten(label(t), 18))] : [];
+// `bent`: the arrow is drawn through bend points.
+export function transitionLabels(t, label, bent = false) {
+  return t.key ? [arrowLabel(shorten(label(t), 18), !bent)] : [];
 }
 
 // `index` -1: the arrow being drawn from a handle, not yet a transition.
-export function transitionCell(t, index, label) {
+// `vertices`: the bend points it is drawn through, if any.
+export function transitionCell(t, index, label, vertices) {
   return new joint.shapes.standard.Link({
     id: index >= 0 ? `transition:${index}` : undefined,
     z: 1,
@@ -87,7 +93,7 @@ export function transitionCell(t, index, label) {
       root: { "data-index": index, "data-key": t.key, "data-from": t.from, "data-to": t.to },
       line: { stroke: "#4b5563", strokeWidth: 1.5, targetMarker: { type: "path", d: "M 10 -5 0 0 10 5 z" } },
     },
-    labels: transitionLabels(t, label),
+    labels: transitionLabels(t, label, Boolean(vertices && vertices.length)),
   });
 }
 

@@ -10,6 +10,13 @@ import { moveState } from "./graph-edit.js";
 import { refFromId, refId } from "./graph-read.js";
 import { violationTarget } from "./verdicts.js";
 
+// The smallest zoom keeps an arrow's 12 px label at 11 px or more on screen; a flow
+// too large to fit at it scrolls in its frame instead of shrinking out of reading.
+export const MIN_SCALE = 11 / 12;
+const MAX_SCALE = 1.2;
+const FIT_PADDING = 30;
+const FRAME_HEIGHT = 620;
+
 const SELECTION = { padding: 6, attrs: { stroke: "#2563eb", "stroke-width": 2, "stroke-dasharray": "4 3" } };
 const OWN_MOVE = { fromGraph: true }; // a move the graph made, not a drag
 
@@ -30,6 +37,7 @@ export class EditorCanvas {
     this.on = on;
     this.graph = null;
     this.dragged = null; // {key, x, y} while a state is dragged
+    this.frame = element.parentNode; // scrolls when the drawing is larger than it
     const { StateShape, shapes } = defineStateShape(box);
     this.StateShape = StateShape;
     this.cells = new joint.dia.Graph({}, { cellNamespace: shapes });
@@ -40,11 +48,13 @@ export class EditorCanvas {
       el: element,
       model: this.cells,
       width: "100%",
-      height: 620,
+      height: FRAME_HEIGHT,
       gridSize: 10,
       drawGrid: { name: "dot", args: { color: "#d1d5db" } },
       background: { color: "#fbfbfd" },
       async: false,
+      // Arrow labels in a layer of their own above the states: never hidden under one.
+      labelsLayer: true,
       sorting: joint.dia.Paper.sorting.APPROX, // no full re-sort of 320 views per render
       cellViewNamespace: shapes,
       linkPinning: false, // a transition dropped on empty canvas is no transition
@@ -79,8 +89,8 @@ export class EditorCanvas {
     const spread = spreadVertices(graph, this.box);
     const list = graph.states.map((s) => stateCell(this.StateShape, s, this.label));
     graph.transitions.forEach((t, i) => {
-      const link = transitionCell(t, i, this.label);
       const vertices = drawnVertices(t) || spread[i];
+      const link = transitionCell(t, i, this.label, vertices);
       if (vertices && vertices.length) link.set("vertices", vertices);
       list.push(link);
     });
@@ -114,7 +124,7 @@ export class EditorCanvas {
       if (!link) return;
       if (was !== t) {
         link.attr("root/data-key", t.key);
-        link.labels(transitionLabels(t, this.label));
+        link.labels(transitionLabels(t, this.label, link.vertices().length > 0));
       }
       if (follows || was.vertices !== t.vertices) {
         spread = spread || spreadVertices(graph, this.box);
@@ -197,18 +207,47 @@ export class EditorCanvas {
     joint.highlighters.stroke.removeAll(this.paper, "route");
   }
 
+  // The whole drawing in view at the largest zoom that shows it, but never below
+  // MIN_SCALE: a large flow then scrolls in its frame.
   fit() {
-    this.paper.transformToFitContent({ padding: 30, maxScale: 1.2, minScale: 0.05 });
+    const area = this.paper.getContentArea();
+    const room = this.#room();
+    let scale = MAX_SCALE;
+    if (area.width > 0 && area.height > 0) {
+      scale = Math.min(MAX_SCALE, (room.width - 2 * FIT_PADDING) / area.width, (room.height - 2 * FIT_PADDING) / area.height);
+    }
+    this.#place(Math.max(MIN_SCALE, scale));
+    this.frame.scrollTo(0, 0);
   }
 
   zoom(factor) {
-    const next = Math.min(2, Math.max(0.05, this.paper.scale().sx * factor));
-    this.paper.scale(next, next);
+    this.#place(Math.min(2, Math.max(MIN_SCALE, this.paper.scale().sx * factor)));
   }
 
-  // The canvas on the page, and the part of the graph's plane in view (its corners).
+  scale() {
+    return this.paper.scale().sx;
+  }
+
+  // The frame's inner size (what can be seen without scrolling).
+  #room() {
+    return { width: this.frame.clientWidth || 800, height: FRAME_HEIGHT };
+  }
+
+  // The drawing at `scale`, centred in the frame when it fits; otherwise the paper grows
+  // to the drawing's size and the frame scrolls over it.
+  #place(scale) {
+    const area = this.paper.getContentArea();
+    const room = this.#room();
+    const width = Math.max(room.width, Math.ceil(area.width * scale + 2 * FIT_PADDING));
+    const height = Math.max(room.height, Math.ceil(area.height * scale + 2 * FIT_PADDING));
+    this.paper.setDimensions(width, height);
+    this.paper.scale(scale, scale);
+    this.paper.translate((width - area.width * scale) / 2 - area.x * scale, (height - area.height * scale) / 2 - area.y * scale);
+  }
+
+  // The canvas on the page (its frame), and the part of the graph's plane in view.
   size() {
-    return this.paper.el.getBoundingClientRect();
+    return this.frame.getBoundingClientRect();
   }
 
   visibleArea() {
@@ -224,7 +263,7 @@ export class EditorCanvas {
   renamePlace(ref) {
     const view = this.#viewOf(ref);
     if (!view) return null;
-    const host = this.paper.el.parentNode;
+    const host = this.frame.parentNode; // not the frame: it scrolls under the input
     const hostBox = host.getBoundingClientRect();
     let box;
     if (ref.type === "state") {
@@ -283,6 +322,7 @@ export class EditorCanvas {
       const t = paper.translate();
       panFrom = { x: event.clientX, y: event.clientY, tx: t.tx, ty: t.ty };
     });
+    // The drawing moves with the pointer (the frame's scroll bars move the view too).
     document.addEventListener("mousemove", (event) => {
       if (panFrom) paper.translate(panFrom.tx + event.clientX - panFrom.x, panFrom.ty + event.clientY - panFrom.y);
     });

@@ -4,7 +4,7 @@
 import { fmt } from "./dom.js";
 import { autoPositions, freeSpot } from "./geometry.js";
 import {
-  addState, addTransition, duplicateState, moveExit, moveState, placeStates, removeState, removeTransition,
+  addState, addTransition, duplicateState, exitKeys, moveExit, moveState, placeStates, removeState, removeTransition,
   updateItem,
 } from "./graph-edit.js";
 import { itemAt, stateByKey } from "./graph-read.js";
@@ -15,8 +15,9 @@ const lastState = (graph) => ({ type: "state", key: graph.states.at(-1).key });
 
 export class EditorCommands {
   // `figures`: the read-only figures the browser tests read (window.flowEditor).
-  constructor({ store, canvas, outline, status, text, setup, lang, figures }) {
-    Object.assign(this, { store, canvas, outline, status, text, setup, lang, figures });
+  // `actions`: asks a new arrow's action (see action-prompt.js).
+  constructor({ store, canvas, outline, status, text, setup, lang, figures, actions }) {
+    Object.assign(this, { store, canvas, outline, status, text, setup, lang, figures, actions });
     this.box = setup.box;
   }
 
@@ -81,11 +82,15 @@ export class EditorCommands {
     });
   }
 
-  // An arrow drawn from one state's handle to another state.
-  connect(from, to) {
-    this.store.edit((g) => addTransition(g, from, to), {
+  // An arrow drawn from one state's handle to another state: named first (its key and
+  // labels), or, cancelled, not made at all (the arrow drawn so far goes).
+  async connect(from, to) {
+    const { store } = this;
+    const action = await this.actions.ask(exitKeys(store.graph, from));
+    const made = action && store.edit((g) => addTransition(g, from, to, action), {
       select: (g) => ({ type: "transition", index: g.transitions.length - 1 }),
     });
+    if (!made && store.graph) this.canvas.show(store.graph, { redraw: true });
   }
 
   // A state dropped where it was dragged, or moved by the arrow keys. The panel does

@@ -98,12 +98,18 @@ export function placeStates(graph, positions) {
   };
 }
 
-// An arrow from one state to another, gated on the states it leads to; its key (the
-// action) is new among the exits of the state it leaves. It is the last transition.
-export function addTransition(graph, from, to) {
-  const taken = graph.transitions.filter((t) => t.from === from).map((t) => t.key);
-  const key = uniqueKey("go", taken);
-  return { ...graph, transitions: [...graph.transitions, { key, from, to, gate: "target", labels: { en: key } }] };
+// The keys of the actions already leaving a state: a new one must differ.
+export function exitKeys(graph, from) {
+  return graph.transitions.filter((t) => t.from === from).map((t) => t.key);
+}
+
+// An arrow from one state to another, gated on the states it leads to, named `action`
+// ({key, labels}, as the admin gave them when drawing it). Without one its key is new
+// among the exits of the state it leaves. It is the last transition.
+export function addTransition(graph, from, to, action) {
+  const key = action ? action.key : uniqueKey("go", exitKeys(graph, from));
+  const labels = action ? { ...action.labels } : { en: key };
+  return { ...graph, transitions: [...graph.transitions, { key, from, to, gate: "target", labels }] };
 }
 
 export function removeTransition(graph, index) {
@@ -134,9 +140,10 @@ export function moveExit(graph, index, delta) {
   return { ...graph, transitions };
 }
 
-// Who may decide in a state: the requester's superior until the admin picks another.
+// Who may decide in a state: a new row, empty until the admin picks who (a copy of
+// another grant would at once be a repeat of it).
 export function addGrant(graph, stateKey) {
-  return { ...graph, grants: [...graph.grants, { state: stateKey, grantee: { kind: "superior" } }] };
+  return { ...graph, grants: [...graph.grants, { state: stateKey, grantee: { kind: "" } }] };
 }
 
 export function removeGrant(graph, index) {

@@ -70,8 +70,8 @@ export function withChoices(field, text, earlier) {
   return { ...field, choices: keys.map((k) => known[k] || { key: k, labels: { en: k } }) };
 }
 
-// A grant's grantee, the requester's superior unless another was picked.
-export const granteeOf = (grant) => grant.grantee || { kind: "superior" };
+// A grant's grantee ({kind: ""} while who decides is not chosen yet).
+export const granteeOf = (grant) => grant.grantee || { kind: "" };
 
 // Another kind of grantee: whom it named goes with the old kind.
 export function withGranteeKind(grant, kind) {
@@ -89,9 +89,12 @@ export function levelsFrom(text) {
   return Number.isNaN(n) ? text : n;
 }
 
-// The amount a grant applies from, in the base currency, as text (never a float).
-export function withFloor(grant, text) {
-  return withValue(grant, "min_amount", text.trim() ? text.trim() : undefined);
+// The amount a grant applies from, as text (never a float), and the currency it is
+// in: the organization's base currency, the one the admin typed it in. No floor, no
+// currency (see bands.js readFloor for reading what was typed).
+export function withFloor(grant, amount, currency) {
+  const floored = withValue(grant, "min_amount", amount);
+  return withValue(floored, "currency", amount === undefined ? undefined : currency);
 }
 
 export function withMaxLevels(grant, text) {

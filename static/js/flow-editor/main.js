@@ -7,6 +7,7 @@
 // messages) only ever reaches the page as text: SVG text nodes, textContent, title
 // elements — never HTML. This module reads the page's setup, builds the pieces, wires
 // each one's intents to the commands (commands.js) and loads the draft.
+import { ActionPrompt } from "./action-prompt.js";
 import { errorMessage, makeApi } from "./api.js";
 import { Autosave } from "./autosave.js";
 import { EditorCanvas } from "./canvas.js";
@@ -55,6 +56,7 @@ function startEditor() {
       addState: (x, y) => commands.addStateAt(x, y),
     },
   });
+  figures.scale = () => canvas.scale();
   const outline = new Outline({
     text,
     label,
@@ -67,7 +69,8 @@ function startEditor() {
       move: (key, dx, dy) => commands.nudge(key, dx, dy),
     },
   });
-  commands = new EditorCommands({ store, canvas, outline, status, text, setup, lang, figures });
+  const actions = new ActionPrompt({ text, locales: setup.locales, lang, suggestions: setup.actions || [] });
+  commands = new EditorCommands({ store, canvas, outline, status, text, setup, lang, figures, actions });
   const panel = new PropertiesPanel({ store, text, setup, label, say: (words) => status.say(words), duplicate: (key) => commands.duplicate(key) });
   // A problem in the list opens its state or transition and focuses the input it is
   // about (a grant's floor, a guard), or the panel's first input.
@@ -82,7 +85,7 @@ function startEditor() {
   const autosave = new Autosave({ store, api, status, text, roundTrips: figures.roundTrips });
   const versions = new VersionsList({ store, api, status, text, setup, autosave, shown: () => canvas.fit() });
   const publisher = new Publisher({ store, api, status, text, published: () => versions.load() });
-  const toolbar = new Toolbar({ store, commands, canvas, isModalOpen: () => publisher.isOpen });
+  const toolbar = new Toolbar({ store, commands, canvas, text, isModalOpen: () => publisher.isOpen || actions.isOpen });
   new ImportAndDiscard({ store, api, status, text, autosave, shown: () => canvas.fit() });
   const route = new RoutePreview({ store, api, canvas, text, label });
 
@@ -99,7 +102,7 @@ function startEditor() {
     } else if (change.verdicts) {
       panel.drawProblems();
     }
-    if (change.graph || change.verdicts) problems.show(graph, store.violations);
+    if (change.graph || change.verdicts) problems.show(graph, store.violations, store.refusal);
     toolbar.refresh();
     publisher.refresh();
   });

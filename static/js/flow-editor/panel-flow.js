@@ -2,7 +2,7 @@
 // documents carry (key, type, labels, required, a choice field's choices).
 import { el } from "./dom.js";
 import { addField, removeField, updateField } from "./graph-edit.js";
-import { withChoices, withFieldType, withLabel } from "./item-edit.js";
+import { withChoices, withFieldType, withLabel, withValue } from "./item-edit.js";
 
 // `panel`: see panel.js (the store, the inputs, the words, the setup's vocabularies).
 export function flowProperties(panel) {
@@ -12,6 +12,12 @@ export function flowProperties(panel) {
   section.push(...inputs.labelFields(graph, "", (locale, value) => {
     store.edit((g) => withLabel(g, locale, value), { keepPanel: true });
   }));
+  // Segregation of duties: a member decides at most one step of a document. Left out
+  // of the graph when off (its default).
+  const exclusive = inputs.checkbox(text.exclusive_approval, graph.exclusive_approval === true, (value) => {
+    store.edit((g) => withValue(g, "exclusive_approval", value ? true : undefined), { keepPanel: true });
+  }, { "data-path": "exclusive_approval", "data-testid": "exclusive-approval", "aria-describedby": "exclusive-approval-hint" });
+  section.push(exclusive, el("p", { class: "hint", id: "exclusive-approval-hint", text: text.exclusive_approval_hint }));
   const box = el("fieldset", { class: "grants", "data-testid": "fields" }, [el("legend", { text: text.fields })]);
   graph.fields.forEach((f, i) => {
     const base = `fields[${i}]`;

@@ -70,6 +70,7 @@ export class PropertiesPanel {
     const panel = this.element;
     this.inputs = new PanelInputs({ readOnly: Boolean(store.viewing), text: this.text, locales: this.locales });
     panel.replaceChildren();
+    store.forgetLocalRefusal();
     const ref = store.selected;
     const item = itemAt(store.graph, ref);
     if (!item) {

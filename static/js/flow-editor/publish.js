@@ -4,7 +4,9 @@
 import { errorMessage } from "./api.js";
 import { el, fmt } from "./dom.js";
 
-const PARTS = ["states", "transitions", "grants", "fields"];
+// Each part under its heading; "labels": what only relabelling changed, as before → after.
+const PARTS = ["labels", "states", "transitions", "grants", "fields", "settings"];
+const HEADINGS = { labels: "labels_changed", settings: "settings" };
 const KINDS = ["added", "removed", "changed"];
 
 export class Publisher {
@@ -31,7 +33,7 @@ export class Publisher {
     let reason;
     if (viewing) reason = fmt(text.viewing, { version: viewing });
     else if (store.dirty || store.saving) reason = text.saving;
-    else if (refusal) reason = fmt(text.refused, { message: refusal.message });
+    else if (refusal) reason = text.value_refused;
     else if (!doc || !doc.saved) reason = text.publish_unsaved;
     else if (doc.errors) reason = fmt(text.publish_blocked, { num: doc.errors });
     else reason = text.publish_ready;
@@ -54,10 +56,10 @@ export class Publisher {
     if (!changes.any) this.changes.appendChild(el("p", { text: text.publish_nothing }));
     // Each part a list: what was added, removed or changed.
     for (const part of PARTS) {
-      const items = KINDS.flatMap((kind) => (changes[part][kind] || []).map((item) =>
+      const items = KINDS.flatMap((kind) => ((changes[part] || {})[kind] || []).map((item) =>
         el("li", { "data-change": kind }, [el("span", { class: `tag change-${kind}`, text: text[kind] }), ` ${item.text}`])));
       if (items.length) {
-        this.changes.appendChild(el("section", { "data-part": part }, [el("h3", { text: text[part] }), el("ul", { class: "plain-list changes" }, items)]));
+        this.changes.appendChild(el("section", { "data-part": part }, [el("h3", { text: text[HEADINGS[part] || part] }), el("ul", { class: "plain-list changes" }, items)]));
       }
     }
     this.dialog.showModal();

@@ -151,7 +151,8 @@ export class EditorStore {
     this.#saving = false;
     this.#doc = doc;
     this.#violations = stillStanding(sent, this.#graph, doc.violations || NO_VIOLATIONS);
-    this.#refusal = null;
+    // What the panel refused was never sent: it stands until the admin fixes it.
+    if (!(this.#refusal && this.#refusal.local)) this.#refusal = null;
     this.#notify({ verdicts: true, status: true });
   }
 
@@ -159,6 +160,26 @@ export class EditorStore {
   saveRefused(refusal) {
     this.#saving = false;
     this.#refusal = refusal;
+    this.#notify({ verdicts: true, status: true });
+  }
+
+  // A value the panel itself could not read (a floor that is not an amount): kept out
+  // of the graph, and refused beside its input like a save the server refused, until
+  // a readable value is typed there (clearRefusal) or the next save lands.
+  refuseLocally(refusal) {
+    this.#refusal = { ...refusal, local: true };
+    this.#notify({ verdicts: true, status: true });
+  }
+
+  // The panel is drawn afresh: the input holding the unreadable text is gone with it.
+  // (Said nothing: the panel's own redraw is what follows.)
+  forgetLocalRefusal() {
+    if (this.#refusal && this.#refusal.local) this.#refusal = null;
+  }
+
+  clearRefusal(path) {
+    if (!this.#refusal || !this.#refusal.local || this.#refusal.path !== path) return;
+    this.#refusal = null;
     this.#notify({ verdicts: true, status: true });
   }
 

@@ -8,8 +8,10 @@ const typing = () => /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tag
 
 export class Toolbar {
   // `isModalOpen()`: the publish confirmation is open, and nothing acts behind it.
-  constructor({ store, commands, canvas, isModalOpen }) {
+  constructor({ store, commands, canvas, text, isModalOpen }) {
     this.store = store;
+    this.text = text;
+    this.discardReason = byId("discard-reason");
     this.deleteButton = byId("delete-selected");
     this.undoButton = byId("undo");
     this.redoButton = byId("redo");
@@ -48,7 +50,12 @@ export class Toolbar {
     this.deleteButton.disabled = !store.selected || readOnly;
     this.undoButton.disabled = locked || !store.canUndo;
     this.redoButton.disabled = locked || !store.canRedo;
-    for (const id of ["add-state", "auto-layout", "discard", "import-file"]) byId(id).disabled = readOnly;
+    for (const id of ["add-state", "auto-layout", "import-file"]) byId(id).disabled = readOnly;
+    // Discarding needs a saved draft; without one the button says why it cannot act.
+    const noDraft = !store.doc || !store.doc.saved;
+    byId("discard").disabled = readOnly || noDraft;
+    this.discardReason.textContent = noDraft && !readOnly ? this.text.discard_nothing : "";
+    this.discardReason.hidden = !noDraft || readOnly;
     document.querySelector('label[for="import-file"]').setAttribute("aria-disabled", readOnly ? "true" : "false");
   }
 }

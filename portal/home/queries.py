@@ -1,0 +1,63 @@
+"""Everything a member's home page shows, read in one unit of work with a few statements.
+
+Counts respect visibility: a member counts their own tasks and documents; the
+organization's documents are counted only for admins and auditors (who see them all);
+flows and chart gaps only for admins. Another organization's rows are never read: each
+statement names the tenant, and row-level security backs it on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from portal.accounts.queries import today_in
+from portal.core.clock import clock
+from portal.core.uow import unit_of_work_for
+from portal.documents.queries.counts import (
+    DocumentCounts,
+    OrganizationDocuments,
+    TaskCounts,
+    my_document_counts_in,
+    organization_documents_in,
+    task_counts_in,
+)
+from portal.domain.actor import Actor
+from portal.flows.services.health import FlowProblems, flow_problems_in
+from portal.orgchart.queries import ChartGaps, chart_gaps_in
+
+
+@dataclass(frozen=True)
+class AdminSummary:
+    flows: list[FlowProblems]
+    gaps: ChartGaps
+
+
+@dataclass(frozen=True)
+class HomeSummary:
+    # The organization's day and zone (the page says which day it counts).
+    today: date
+    tasks: TaskCounts
+    mine: DocumentCounts
+    # Admins only.
+    admin: AdminSummary | None
+    # Admins and auditors: every document of the organization.
+    organization: OrganizationDocuments | None
+
+
+def home_summary(actor: Actor) -> HomeSummary:
+    with unit_of_work_for(actor) as uow:
+        s = uow.session
+        today = today_in(s, actor)
+        admin = (
+            AdminSummary(flow_problems_in(s, actor.org_id, today), chart_gaps_in(s, today))
+            if actor.is_admin
+            else None
+        )
+        return HomeSummary(
+            today=today,
+            tasks=task_counts_in(s, actor.org_id, actor.member_id, clock.now()),
+            mine=my_document_counts_in(s, actor),
+            admin=admin,
+            organization=organization_documents_in(s, actor),
+        )
