@@ -99,7 +99,7 @@ def test_a_claim_walks_from_the_form_to_received_with_four_different_deciders(pa
     _open(page, reference)
     expect(_history(page).filter(has_text="Attach the hotel receipt")).to_have_count(1)
     _act(page, "Revise", "Draft")
-    page.get_by_role("link", name="Edit draft").click()
+    page.get_by_role("link", name="Edit draft").first.click()
     expect(page.get_by_role("heading", name=f"Edit {reference}")).to_be_visible()
     expect(page.get_by_label(re.compile("^Amount"))).to_have_value(re.compile(r"^480"))
     page.get_by_label(re.compile("^Amount")).fill("452.30")

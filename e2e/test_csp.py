@@ -148,7 +148,7 @@ def test_the_document_page_reads_well_on_a_phone(page: Page):
     )
     assert smallest >= 11
     # The current state is scrolled into view.
-    current = page.locator(".diagram-state.current rect")
+    current = page.locator(".diagram-state.current > rect:not(.diagram-halo)")
     box, frame = current.bounding_box(), figure.bounding_box()
     assert (
         box

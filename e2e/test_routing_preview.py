@@ -3,7 +3,7 @@ inputs as they are typed, the form works from the keyboard, and retiring a seat 
 route shows the document stranded, with the reason and a link to fix it.
 
 Siti Aminah (SALES-EXEC-2) reports to Nurul Huda's seat SALES-MGR, which reports to
-Zainal Abidin's SALES-DIR, the head of Sales: below MYR10,000.00 a purchase request is
+Zainal Abidin's SALES-DIR, the head of Sales: below RM10,000.00 a purchase request is
 her superior's band, from it the unit head's. The test retires SALES-DIR and restores it
 before it ends, so the other e2e tests (which share the server) see the demo chart as it
 was seeded. The expense claim has exclusive approval: the preview says who is left out
@@ -56,11 +56,11 @@ def test_the_preview_follows_the_inputs_and_shows_a_retired_seat_stranding_the_r
     # Nobody presses the button: htmx asks again as the amount is typed.
     summary = result.get_by_test_id("route-summary")
     expect(summary).to_contain_text(
-        "Siti Aminah's Purchase request of MYR12,000.00 would go through 1 approval step"
+        "Siti Aminah's Purchase request of RM12,000.00 would go through 1 approval step"
     )
     step = result.get_by_test_id("route-step")
     expect(step).to_contain_text(
-        "Decided by the band from MYR10,000.00: Zainal Abidin (Sales Director)"
+        "Decided by the band from RM10,000.00: Zainal Abidin (Sales Director)"
     )
     expect(page).to_have_url(re.compile(r"/admin/chart/routing\?.*amount=12000"))
     expect(amount).to_be_focused()
@@ -72,8 +72,8 @@ def test_the_preview_follows_the_inputs_and_shows_a_retired_seat_stranding_the_r
 
     amount.fill("")
     amount.press_sequentially("500")
-    expect(summary).to_contain_text("Siti Aminah's Purchase request of MYR500.00")
-    expect(step).to_contain_text("Decided by the band from MYR0.00: Nurul Huda (Sales Manager)")
+    expect(summary).to_contain_text("Siti Aminah's Purchase request of RM500.00")
+    expect(step).to_contain_text("Decided by the band from RM0.00: Nurul Huda (Sales Manager)")
     superior = step.get_by_role("row", name=re.compile("the requester's superior"))
     expect(superior.get_by_role("cell").last).to_have_text("decides")
 
@@ -89,7 +89,7 @@ def test_the_preview_follows_the_inputs_and_shows_a_retired_seat_stranding_the_r
 
     # Retire the seat that decides from the unit head's band, through the chart.
     page.get_by_role("link", name="← Org chart").click()
-    page.get_by_role("link", name="Sales Director").click()
+    page.get_by_role("link", name="Sales Director", exact=True).click()
     expect(page.get_by_role("heading", name="Edit position")).to_be_visible()
     edit_url = page.url
     page.get_by_label(ACTIVE).uncheck()
@@ -100,7 +100,7 @@ def test_the_preview_follows_the_inputs_and_shows_a_retired_seat_stranding_the_r
         page.goto(preview_url)
         summary = page.get_by_test_id("route-summary")
         expect(summary).to_contain_text(
-            "Siti Aminah's Purchase request of MYR12,000.00 would be refused at “Approved”."
+            "Siti Aminah's Purchase request of RM12,000.00 would be refused at “Approved”."
         )
         expect(summary).to_contain_text(
             "The position SALES-DIR — Sales Director is retired or gone."
@@ -128,7 +128,7 @@ def test_the_preview_follows_the_inputs_and_shows_a_retired_seat_stranding_the_r
 
     page.goto(preview_url)
     expect(page.get_by_test_id("route-step")).to_contain_text(
-        "Decided by the band from MYR10,000.00: Zainal Abidin (Sales Director)"
+        "Decided by the band from RM10,000.00: Zainal Abidin (Sales Director)"
     )
 
 
@@ -154,7 +154,7 @@ def test_the_preview_form_is_usable_from_the_keyboard_alone(page: Page):
 
     expect(page.get_by_label("Flow")).to_have_value("purchase_request")
     expect(page.get_by_test_id("route-step")).to_contain_text(
-        "Decided by the band from MYR10,000.00: Zainal Abidin (Sales Director)"
+        "Decided by the band from RM10,000.00: Zainal Abidin (Sales Director)"
     )
     # The answer arrived in place: the field kept its text and the focus.
     expect(page.get_by_label("Amount")).to_have_value("12,000")
@@ -190,21 +190,21 @@ def test_under_exclusive_approval_the_preview_says_who_is_left_out_and_why(page:
 
     # Siti's claim: four steps, four different people available.
     expect(result.get_by_test_id("route-summary")).to_contain_text(
-        "Siti Aminah's Expense claim of MYR480.00 would go through 4 approval steps, all of them staffed."
+        "Siti Aminah's Expense claim of RM480.00 would go through 4 approval steps, all of them staffed."
     )
     expect(result.get_by_test_id("route-exclusive")).to_contain_text(
         "This flow has exclusive approval"
     )
     steps = result.get_by_test_id("route-step")
-    expect(steps.nth(0)).to_contain_text("Decided by the band from MYR0.00: Nurul Huda")
-    expect(steps.nth(1)).to_contain_text("Decided by the band from MYR0.00: Zainal Abidin")
+    expect(steps.nth(0)).to_contain_text("Decided by the band from RM0.00: Nurul Huda")
+    expect(steps.nth(1)).to_contain_text("Decided by the band from RM0.00: Zainal Abidin")
     expect(result.get_by_test_id("route-exclusions")).to_have_count(0)
 
     # Mei Ling's: Daniel is both her superior and the head of Finance.
     page.get_by_label("Requester").select_option(label="Chen Mei Ling <meiling@acme.example>")
     summary = result.get_by_test_id("route-summary")
     expect(summary).to_contain_text(
-        "Chen Mei Ling's Expense claim of MYR480.00 would be refused at “Approved”."
+        "Chen Mei Ling's Expense claim of RM480.00 would be refused at “Approved”."
     )
     expect(summary).to_contain_text("this flow has exclusive approval")
     approved = steps.nth(1)
@@ -213,7 +213,7 @@ def test_under_exclusive_approval_the_preview_says_who_is_left_out_and_why(page:
         "Daniel Tan is left out: nobody else can decide “Reviewed”"
     )
     # Daniel is spent on the review, so the admins left commit and pay.
-    expect(steps.nth(2)).to_contain_text("Decided by the band from MYR0.00: Aisha Rahman")
+    expect(steps.nth(2)).to_contain_text("Decided by the band from RM0.00: Aisha Rahman")
     expect(steps.nth(2).get_by_test_id("route-exclusions")).to_contain_text(
         "Daniel Tan is left out: nobody else can decide “Reviewed”"
     )

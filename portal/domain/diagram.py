@@ -31,7 +31,10 @@ LINE = 15  # between the two lines of a wrapped state name
 LABEL_FONT = 12  # an arrow's label
 LABEL_H = 17
 LABEL_PAD = 4  # the label's background reaches this far beyond its text
-MARGIN = 8
+MARGIN = 10
+# A label keeps this far from every state (the current one wears a ring this wide).
+CLEARANCE = 7
+HALO = 5  # the current state's ring, outside its box
 MAX_LABEL_CHARS = 32
 # An arrow and its twin going back are drawn this far apart, so both show.
 TWIN_OFFSET = 6.0
@@ -134,6 +137,8 @@ def text_width(text: str, size: float) -> float:
 
 
 def _shorten(text: str, size: float, room: float) -> str:
+    # No character is narrower than 0.35 of the size: more than this never fits.
+    text = text[: int(room / (0.35 * size)) + 2]
     if text_width(text, size) <= room:
         return text
     while text and text_width(text + "…", size) > room:
@@ -218,10 +223,10 @@ def _candidates(
             yield Rect(cx - w / 2, cy - h / 2, w, h)
     a, b = ends
     mx, my = (x1 + x2) / 2, (y1 + y2) / 2
-    yield Rect(mx - w / 2, min(a.y, b.y) - h - 3, w, h)
-    yield Rect(mx - w / 2, max(a.bottom, b.bottom) + 3, w, h)
-    yield Rect(max(a.right, b.right) + 3, my - h / 2, w, h)
-    yield Rect(min(a.x, b.x) - w - 3, my - h / 2, w, h)
+    yield Rect(mx - w / 2, min(a.y, b.y) - h - CLEARANCE, w, h)
+    yield Rect(mx - w / 2, max(a.bottom, b.bottom) + CLEARANCE, w, h)
+    yield Rect(max(a.right, b.right) + CLEARANCE, my - h / 2, w, h)
+    yield Rect(min(a.x, b.x) - w - CLEARANCE, my - h / 2, w, h)
 
 
 class _Index:
@@ -258,7 +263,7 @@ def _place(options: Iterable[Rect], boxes: _Index, placed: _Index) -> Rect:
     best: Rect | None = None
     best_cost = math.inf
     for option in options:
-        cost = sum(option.overlap(b, 3) for b in boxes.near(option, 3)) * 4
+        cost = sum(option.overlap(b, CLEARANCE - 1) for b in boxes.near(option, CLEARANCE)) * 4
         cost += sum(option.overlap(p, 2) for p in placed.near(option, 2))
         if cost == 0:
             return option

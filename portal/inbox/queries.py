@@ -107,8 +107,19 @@ def count_open_tasks(actor: Actor) -> int:
 
 
 def count_next_steps(actor: Actor) -> int:
-    """How many of the member's own documents wait for them (the nav badge adds them)."""
+    """How many of the member's own documents wait for them."""
     if actor.member_id is None:
         return 0
     with unit_of_work_for(actor) as uow:
         return count_next_steps_in(uow.session, actor.org_id, actor.member_id)
+
+
+def count_waiting(actor: Actor) -> int:
+    """The nav badge's number, in one unit of work: the member's open tasks plus their
+    own documents that wait for them."""
+    if actor.member_id is None:
+        return 0
+    with unit_of_work_for(actor) as uow:
+        s = uow.session
+        tasks = count_open_tasks_in(s.connection(), actor.org_id, actor.member_id)
+        return tasks + count_next_steps_in(s, actor.org_id, actor.member_id)

@@ -66,7 +66,9 @@ def row_html(
         due_cell = _DUE.format(text=_escaped(due_text))
     else:
         due_tone = "danger" if due == "overdue" else "warn"
-        due_cell = _DUE_SOON.format(tone=due_tone, title=_escaped(due_title), text=_escaped(due_text))
+        due_cell = _DUE_SOON.format(
+            tone=due_tone, title=_escaped(due_title), text=_escaped(due_text)
+        )
     return Markup(  # noqa: S704 - every value below is escaped by _escaped
         _ROW.format(
             row_class=' class="overdue"' if due == "overdue" else "",

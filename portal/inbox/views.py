@@ -219,8 +219,7 @@ def _page(
     actor = current_actor()
     page = queries.open_tasks(actor)
     # The nav's badges come with the page: no transactions of their own.
-    g.inbox_count, g.unread_count = page.total, page.unread
-    g.next_steps_count = len(page.steps)
+    g.inbox_count, g.unread_count = page.total + len(page.steps), page.unread
     checked = checked or set()
     lines = _lines(page, checked)
     shown = {line.value for line in lines}

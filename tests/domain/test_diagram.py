@@ -9,6 +9,7 @@ import pytest
 
 from portal.domain.diagram import (
     FONT,
+    HALO,
     LABEL_FONT,
     Rect,
     draw,
@@ -44,7 +45,8 @@ def test_no_label_is_hidden_by_a_state_or_another_label(kind, locale):
     labels = [a.label_box for a in diagram.arrows if a.label]
     assert labels, "the arrows are labelled"
     for label in labels:
-        assert all(label.overlap(s.box) == 0 for s in diagram.boxes)
+        # Clear of the ring the current state wears, too.
+        assert all(label.overlap(s.box, HALO) == 0 for s in diagram.boxes)
     for i, one in enumerate(labels):
         assert all(one.overlap(other) == 0 for other in labels[i + 1 :])
     # Every box and every label lies inside the drawing.
@@ -139,3 +141,24 @@ def test_a_graph_with_states_on_top_of_each_other_still_draws():
     stacked = replace(graph, states=tuple(replace(s, x=0, y=0) for s in graph.states))
     diagram = draw(stacked, "draft", "en")
     assert diagram.width > 0 and len(diagram.boxes) == len(graph.states)
+
+
+def test_a_huge_or_strange_label_is_drawn_short_and_as_given():
+    graph = expense_claim("MYR")
+    huge = "9" * 5000
+    states = tuple(
+        replace(s, labels=type(s.labels)({"en": huge})) if s.key == "draft" else s
+        for s in graph.states
+    )
+    transitions = tuple(
+        replace(t, labels=type(t.labels)({"en": "<b>" + huge})) if t.key == "submit" else t
+        for t in graph.transitions
+    )
+    diagram = draw(replace(graph, states=states, transitions=transitions), "draft", "en")
+    draft = next(s for s in diagram.boxes if s.key == "draft")
+    assert len(draft.lines) <= 2 and draft.shortened and draft.name == huge
+    assert all(text_width(line, FONT) <= 108 for line, _baseline in draft.lines)
+    submit = next(a for a in diagram.arrows if a.full_label.startswith("<b>"))
+    # Text as given (the template escapes it), only shorter.
+    assert submit.label.startswith("<b>99") and submit.label.endswith("…")
+    assert len(submit.label) < 40

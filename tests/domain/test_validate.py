@@ -351,6 +351,9 @@ def test_a_floor_more_precise_than_the_currency_is_refused_never_rounded():
     exact = with_grant(g, 0, min_amount=Decimal("1000.50"), currency=BASE)
     assert floor_precision(exact, 2) == []
     assert floor_precision(with_grant(g, 0, min_amount=Decimal("1000"), currency=BASE), 0) == []
+    # Trailing zeros say nothing finer: 1000.5000 is 1000.50.
+    long = with_grant(g, 0, min_amount=Decimal("1000.5000"), currency=BASE)
+    assert floor_precision(long, 2) == []
     (found,) = floor_precision(with_grant(g, 0, min_amount=Decimal("1000.005"), currency=BASE), 2)
     assert (found.code, found.path, found.ref) == (
         "floor_too_precise",

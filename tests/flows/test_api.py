@@ -259,7 +259,7 @@ def test_the_publish_summary_words_each_change_in_the_readers_language(
         "added": [
             {
                 "state": key,
-                "text": f"{where} ({key}): HEAD — Head of sales, from MYR10,000.00, "
+                "text": f"{where} ({key}): HEAD — Head of sales, from MYR\u00a010,000.00, "
                 "refused when the seat is empty",
             }
         ],

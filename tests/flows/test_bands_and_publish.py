@@ -135,7 +135,9 @@ def test_the_editor_is_told_its_currency_and_how_many_decimals_a_floor_may_have(
 
     html = browser.get("/o/yen-test/flows/purchase_request/editor").get_data(as_text=True)
 
-    setup = json.loads(re.search(r'id="editor-setup">(.*?)</script>', html, re.S).group(1))
+    found = re.search(r'id="editor-setup">(.*?)</script>', html, re.S)
+    assert found, "no editor setup on the page"
+    setup = json.loads(found.group(1))
     assert (setup["currency"], setup["currency_places"]) == ("JPY", 0)
     # The new arrow's suggestions, each named in every language a flow is labelled in.
     approve = next(a for a in setup["actions"] if a["key"] == "approve")

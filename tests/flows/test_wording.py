@@ -61,7 +61,7 @@ def test_a_grant_adds_only_what_differs_from_the_defaults(words):
         max_escalation_levels=1,
     )
     assert grant_words(full, Chart()) == (
-        "HEAD — Head of sales, from MYR2,500.00, refused when the seat is empty,"
+        "HEAD — Head of sales, from MYR\u00a02,500.00, refused when the seat is empty,"
         " escalated at most 1 level"
     )
     with force_locale("zh"):

@@ -14,8 +14,8 @@ from portal.documents.transitions import decide_on_page
 from portal.documents.views import bp
 from portal.documents.views.timeline import timeline_rows
 from portal.documents.views.waiting import escalation_lines, waiting_for_you
+from portal.domain.diagram import HALO, state_tone
 from portal.domain.diagram import draw as draw_diagram
-from portal.domain.diagram import state_tone
 from portal.domain.errors import DomainError
 from portal.domain.graph import Graph
 from portal.web.errors import status_for
@@ -64,6 +64,7 @@ def _page(
             state=state,
             allowed=allowed,
             diagram=draw_diagram(graph, document.state, actor.locale),
+            diagram_halo=HALO,
             tone=state_tone(state.role if state else ""),
             primary=forward[0] if forward else None,
             comment_required_for=[text for a, text in allowed if a.comment_required],

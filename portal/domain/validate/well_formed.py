@@ -8,6 +8,7 @@ transitions name missing states would bury the real defect under noise.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from decimal import Decimal
 from functools import lru_cache
 
 from portal.domain import guards
@@ -350,9 +351,11 @@ def floor_precision(graph: Graph, places: int) -> list[Violation]:
     """Floors written with more decimals than the base currency has (``places``: 2 for
     MYR, 0 for JPY): refused, never rounded, since what routes is what was typed."""
     out: list[Violation] = []
+    cent = Decimal(1).scaleb(-places)
     for i, gr in enumerate(graph.grants):
         amount = gr.min_amount
-        if amount is not None and amount.is_finite() and -amount.as_tuple().exponent > places:
+        # By value: 1000.500 is 1000.50 written long, 1000.005 is not a ringgit amount.
+        if amount is not None and amount.is_finite() and amount != amount.quantize(cent):
             where = f"grants[{i}].min_amount"
             out.append(
                 violation(

@@ -160,6 +160,7 @@ EDITOR_TEXT = {
     "problem_count": _l("Problems: %(num)s"),
     "problem_where": _l("Where: %(path)s · %(code)s"),
     "discard_nothing": _l("There is no draft to discard."),
+    "delete_nothing": _l("Select a state or an arrow to delete it."),
     "labels_changed": _l("Labels changed"),
     "settings": _l("Settings"),
     "exclusive_approval": _l("A member decides at most one step of a document"),

@@ -48,6 +48,8 @@ export class Toolbar {
     const readOnly = Boolean(store.viewing);
     const locked = readOnly || store.conflict;
     this.deleteButton.disabled = !store.selected || readOnly;
+    // A control that cannot act says why.
+    this.deleteButton.title = store.selected || readOnly ? "" : this.text.delete_nothing;
     this.undoButton.disabled = locked || !store.canUndo;
     this.redoButton.disabled = locked || !store.canRedo;
     for (const id of ["add-state", "auto-layout", "import-file"]) byId(id).disabled = readOnly;
