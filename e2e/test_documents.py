@@ -1,5 +1,7 @@
-"""A requester starts an expense claim in the browser and submits it; her manager finds
-it in the inbox, opens it and approves it. Every page passes the accessibility check."""
+"""A requester starts an expense claim in the browser and submits it; his manager finds
+it in the inbox, opens it and reviews it, and the head of Sales approves it (the claim
+has exclusive approval: the reviewer does not also approve). Every page passes the
+accessibility check."""
 
 from __future__ import annotations
 
@@ -63,6 +65,14 @@ def test_a_claim_goes_from_the_form_through_the_inbox_to_approval(page: Page):
     expect(page.get_by_test_id("state")).to_have_text("Pending review")
     page.get_by_role("button", name="Mark reviewed").click()
     expect(page.get_by_text("Done: the document is now “Reviewed”.")).to_be_visible()
+    expect(page.get_by_role("button", name="Approve")).to_have_count(0)
+    _sign_out(page)
+
+    sign_in(page, "zainal@acme.example")
+    page.get_by_role("navigation", name="Main navigation").get_by_role(
+        "link", name=re.compile("Inbox")
+    ).click()
+    page.get_by_role("row", name=re.compile(reference)).get_by_role("link", name=reference).click()
     page.get_by_label(re.compile("^Comment")).fill("Fine for a site visit.")
     page.get_by_role("button", name="Approve").click()
     expect(page.get_by_test_id("state")).to_have_text("Approved")
