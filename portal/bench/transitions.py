@@ -57,7 +57,9 @@ class _World:
 
 
 def _build_world() -> _World:
-    """An organization with TEAMS units, each a head over PER_TEAM staff."""
+    """An organization with TEAMS units, each a head over a lead over PER_TEAM staff, and
+    two admins: under the expense claim's exclusive approval every claim has four
+    different people to review (the lead), approve (the head), commit and pay it."""
     from portal.accounts.models import Organization  # noqa: F401 - mapped before use
 
     slug = f"bench-{uuid.uuid4().hex[:8]}"
@@ -66,6 +68,9 @@ def _build_world() -> _World:
     admin_email = f"admin@{slug}.test"
     accounts.create_user(admin_email, "Bench Admin", "bench-pass-123")
     accounts.enrol_member(system, email=admin_email, roles=[Role.ADMIN])
+    treasurer_email = f"treasurer@{slug}.test"
+    accounts.create_user(treasurer_email, "Bench Treasurer", "bench-pass-123")
+    accounts.enrol_member(system, email=treasurer_email, roles=[Role.ADMIN])
     ceo_unit = chart.create_unit(system, code="EXEC", name="Executive")
     ceo = chart.create_position(system, code="CEO", title="CEO", unit_id=ceo_unit.id)
     chart.update_unit(
@@ -97,18 +102,27 @@ def _build_world() -> _World:
         )
         head = person(f"head{t}@{slug}.test", f"Head {t}")
         chart.assign_position(system, member_id=head.member_id, position_id=head_seat.id)
+        lead_seat = chart.create_position(
+            system,
+            code=f"T{t}-LEAD",
+            title="Team lead",
+            unit_id=unit.id,
+            reports_to_id=head_seat.id,
+        )
+        lead = person(f"lead{t}@{slug}.test", f"Lead {t}")
+        chart.assign_position(system, member_id=lead.member_id, position_id=lead_seat.id)
         for n in range(PER_TEAM):
             seat = chart.create_position(
                 system,
                 code=f"T{t}-S{n}",
                 title="Staff",
                 unit_id=unit.id,
-                reports_to_id=head_seat.id,
+                reports_to_id=lead_seat.id,
             )
             staff = person(f"s{t}-{n}@{slug}.test", f"Staff {t}.{n}")
             chart.assign_position(system, member_id=staff.member_id, position_id=seat.id)
             requesters.append(staff)
-            superiors[staff.member_id] = head
+            superiors[staff.member_id] = lead
     return _World(slug, org.id, requesters, superiors)
 
 

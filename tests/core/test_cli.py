@@ -85,3 +85,38 @@ def test_create_org_invites_its_first_admin_and_archive_org_closes_it(backend, c
         assert missing.returncode != 0 and "there is no organization" in missing.stderr
     finally:
         purge_organizations(backend.owner_url, slug_like=slug)
+
+
+def test_create_org_sets_its_time_zone_and_country_and_refuses_a_bad_zone(
+    backend, committed, tmp_path
+):
+    slug = f"cli-{uuid.uuid4().hex[:8]}"
+    env = {
+        **_clean_env(),
+        "PORTAL_INSTANCE_DIR": str(tmp_path),
+        "PORTAL_DATABASE_URL": backend.app_url,
+        "PORTAL_MIGRATE_DATABASE_URL": backend.owner_url,
+        "PORTAL_REDIS_URL": backend.redis_url,
+    }
+    admin = ("--admin-email", f"first@{slug}.test", "--admin-name", "First Admin")
+    try:
+        created = _portal(
+            "create-org", slug, "KL Org", "--currency", "MYR",
+            "--time-zone", "Asia/Kuala_Lumpur", "--territory", "MY", *admin,
+            cwd=tmp_path, env=env,
+        )  # fmt: skip
+        assert created.returncode == 0, created.stderr
+        org = account_queries.find_organization(slug)
+        assert org is not None
+        assert (org.time_zone, org.territory) == ("Asia/Kuala_Lumpur", "MY")
+
+        refused = _portal(
+            "create-org", f"{slug}-x", "Nowhere Org", "--time-zone", "Mars/Olympus", *admin,
+            cwd=tmp_path, env=env,
+        )  # fmt: skip
+        assert refused.returncode != 0
+        assert "“Mars/Olympus” is not a time zone." in refused.stderr
+        assert "Traceback" not in refused.stderr
+        assert account_queries.find_organization(f"{slug}-x") is None
+    finally:
+        purge_organizations(backend.owner_url, slug_like=slug)
