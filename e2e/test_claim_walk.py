@@ -149,8 +149,9 @@ def test_a_claim_walks_from_the_form_to_received_with_four_different_deciders(pa
     expect(page.get_by_test_id("action-acknowledge")).to_have_count(0)
 
     history = _history(page)
-    # submit, reject, revise, submit, review, approve, verify, pay, confirm
-    expect(history).to_have_count(9)
+    # submit, reject, revise, (the draft's edit), submit, review, approve, verify, pay,
+    # confirm: nine decisions and the edit between them.
+    expect(history).to_have_count(10)
     expect(page.get_by_text("9 decisions; the chain verifies.")).to_be_visible()
     expect(_entries(page, "Submit")).to_have_count(2)
     rejected = _entries(page, "Reject")

@@ -49,7 +49,9 @@ class AmountField(StringField):
             return
         self.data = None
         if not str(valuelist[0]).strip():
-            return  # nothing typed: InputRequired says so
+            # Nothing typed (spaces are nothing): InputRequired says so.
+            self.raw_data: list[Any] = []
+            return
         form = number_form(self.locale, self.currency or None)
         try:
             self.data = check_amount(parse_amount(str(valuelist[0]), form), self.currency)

@@ -110,10 +110,20 @@ def authorize(
     via = via or (task_transitions or {}).get(transition.key)
     if via is not None:
         _check_exclusive(graph, gate_state, document, actor, locale)
-        return Authority(via, actor.member_id, gate_state, floor, eligible, resolutions)
+        # What the decision records as the eligible set: without whoever the rule refuses.
+        left = _without_spent(graph, gate_state, document, eligible)
+        return Authority(via, actor.member_id, gate_state, floor, left, resolutions)
     if band is None:
         raise TransitionRefused("no_band_covers_amount", amount=str(document.amount))
     raise TransitionRefused("not_assigned")
+
+
+def _without_spent(
+    graph: Graph, step: str, document: DocumentFacts, eligible: tuple[int, ...]
+) -> tuple[int, ...]:
+    if not graph.exclusive_approval or not document.decided:
+        return eligible
+    return tuple(m for m in eligible if other_step(document.decided, m, step) is None)
 
 
 def _check_exclusive(

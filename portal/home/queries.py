@@ -9,7 +9,7 @@ statement names the tenant, and row-level security backs it on PostgreSQL.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 from portal.accounts.queries import today_in
 from portal.core.clock import clock
@@ -22,6 +22,7 @@ from portal.documents.queries.counts import (
     organization_documents_in,
     task_counts_in,
 )
+from portal.documents.queries.tasks import open_task_rows_in
 from portal.domain.actor import Actor
 from portal.flows.services.health import FlowProblems, flow_problems_in
 from portal.orgchart.queries import ChartGaps, chart_gaps_in
@@ -33,11 +34,26 @@ class AdminSummary:
     gaps: ChartGaps
 
 
+# How many of the most urgent open tasks the page names.
+NEXT_TASKS = 3
+
+
+@dataclass(frozen=True)
+class NextTask:
+    reference: str
+    title: str
+    requester_name: str
+    due_at: datetime | None
+    overdue: bool
+
+
 @dataclass(frozen=True)
 class HomeSummary:
     # The organization's day and zone (the page says which day it counts).
     today: date
     tasks: TaskCounts
+    # The most urgent of them (the inbox's order), for a shortcut to each.
+    next_tasks: list[NextTask]
     mine: DocumentCounts
     # Admins only.
     admin: AdminSummary | None
@@ -54,9 +70,21 @@ def home_summary(actor: Actor) -> HomeSummary:
             if actor.is_admin
             else None
         )
+        now = clock.now()
+        rows = open_task_rows_in(s.connection(), actor.org_id, actor.member_id, NEXT_TASKS)
         return HomeSummary(
             today=today,
-            tasks=task_counts_in(s, actor.org_id, actor.member_id, clock.now()),
+            tasks=task_counts_in(s, actor.org_id, actor.member_id, now),
+            next_tasks=[
+                NextTask(
+                    r.reference,
+                    r.title,
+                    r.requester_name,
+                    r.due_at,
+                    r.due_at is not None and r.due_at < now,
+                )
+                for r in rows
+            ],
             mine=my_document_counts_in(s, actor),
             admin=admin,
             organization=organization_documents_in(s, actor),

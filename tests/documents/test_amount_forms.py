@@ -358,3 +358,14 @@ def test_a_stored_amount_is_the_parse_of_its_shown_text_and_routes_as_shown(
         assert band_for(ladder, stored, 1) == band_for(ladder, read, 1)
 
     check()
+
+
+def test_spaces_alone_are_no_amount(as_siti, siti):
+    client, token = as_siti
+    assert _create(client, token, " 12 ").status_code == 302
+
+    response = _create(client, token, "   ")
+
+    assert response.status_code == 422
+    assert _error_beside(response.get_data(as_text=True), "amount") == "Enter the amount."
+    assert len(_saved(siti)) == 1

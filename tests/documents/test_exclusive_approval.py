@@ -100,6 +100,9 @@ def test_four_different_people_review_approve_commit_and_pay(people, globex):
     assert paid.state == "completed"
 
     history = document_queries.history(siti, paid.reference)
+    # The payment records who could decide it: every admin but the one who committed.
+    [pay] = [e for e in history if e.transition == "pay"]
+    assert sorted(pay.eligible) == _ids(people, "aisha", "daniel", "meiling")
     deciders = {e.transition: e.actor_name for e in history}
     assert [deciders[k] for k in ("review", "approve", "verify_category", "pay")] == [
         "Nurul Huda",

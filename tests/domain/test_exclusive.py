@@ -120,6 +120,8 @@ def test_a_different_member_may_decide_the_next_step():
         chart(),
     )
     assert (authority.via, authority.authority_member) == (Via.GRANT, TREASURER)
+    # The decision records who could decide it: not whoever the rule refuses.
+    assert authority.eligible == (TREASURER,)
 
 
 def test_who_committed_the_money_may_not_also_pay_it():
@@ -353,6 +355,21 @@ def test_the_validator_warns_where_the_chart_leaves_a_step_empty():
         "deciders": "Chen",
         "other": "reviewed",
     }
+
+
+def test_the_warning_and_the_refusals_have_messages_their_parameters_fill():
+    from portal.domain.messages import MESSAGES
+
+    [found] = unstaffed_steps(CLAIM, chart())
+    [warning] = unstaffed_violations([found], CLAIM, {})
+    forms = MESSAGES["exclusive_approval_unstaffed"]
+    assert isinstance(forms, tuple)
+    singular, plural = forms
+    for template in (singular, plural):
+        assert "%(" not in template % dict(warning.params)
+    assert "#1002" in plural % dict(warning.params)  # a name it lacks is the member's number
+    assert "%(" not in str(MESSAGES["exclusive_approval"]) % {"step": "Reviewed"}
+    assert "%(" not in str(MESSAGES["gap_exclusive_approval"])
 
 
 def test_a_chart_with_a_separate_reviewer_for_everyone_draws_no_warning():

@@ -343,7 +343,12 @@ BREAKS: dict[str, Callable[[Graph], Graph]] = {
 }
 
 # Database-aware: only ``grantee_violations`` reports them (tested below).
-TESTED_ELSEWHERE = {"grantee_member_unknown", "grantee_position_unknown", "floor_too_precise"}
+TESTED_ELSEWHERE = {
+    "grantee_member_unknown",
+    "grantee_position_unknown",
+    "floor_too_precise",
+    "exclusive_approval_unstaffed",  # against the org chart: tests/domain/test_exclusive.py
+}
 
 
 def test_a_floor_more_precise_than_the_currency_is_refused_never_rounded():

@@ -86,9 +86,14 @@ def test_an_approver_sees_what_waits_and_what_is_overdue(app, people):
 
     clock.advance(timedelta(days=3))
 
-    late = home_summary(nurul).tasks
+    late_home = home_summary(nurul)
+    late = late_home.tasks
     assert late.open == 2
     assert late.overdue >= 1
+    # The most urgent first, named: the purchase request's deadline has passed.
+    assert late_home.next_tasks[0].title == "Printer paper"
+    assert late_home.next_tasks[0].overdue
+    assert {t.title for t in late_home.next_tasks} == {"Team lunch", "Printer paper"}
     html = _home(app, "nurul")
     assert _figure(html, "home-waiting") == "2"
     assert "overdue" in _figure(html, "home-overdue")
