@@ -32,7 +32,9 @@ FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
 @pytest.fixture
 def race_org(backend, committed):
     """An organization of its own, committed for real and removed afterwards: a head
-    seat held by THREADS approvers, and a requester reporting to it."""
+    seat held by THREADS approvers, and a requester reporting to it. Three of them are
+    admins: under the expense claim's exclusive approval, whoever wins the race still
+    leaves two admins to commit and pay."""
     if not backend.postgres:
         pytest.skip("the races are PostgreSQL's")
     slug = f"race-{uuid.uuid4().hex[:8]}"
@@ -42,7 +44,7 @@ def race_org(backend, committed):
         system = SystemActor(org_id=org.id, org_slug=slug)
         for n, email in enumerate(emails):
             accounts.create_user(email, f"Person {n}", "race-pass-123")
-            roles = [Role.ADMIN] if n == 1 else []
+            roles = [Role.ADMIN] if n in (1, 2, 3) else []
             accounts.enrol_member(system, email=email, roles=roles)
         people = [actor_of(slug, email) for email in emails]
         unit = chart.create_unit(system, code="OPS", name="Operations")
