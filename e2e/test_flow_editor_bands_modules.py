@@ -206,3 +206,32 @@ def test_a_problem_reported_twice_is_listed_once(page: Page):
     ]
     kept = _modules(page, "return problems.distinctProblems(arg).map((v) => v.path);", found)
     assert kept == ["grants[1].min_amount", "grants[2].min_amount"]
+
+
+def test_a_floor_is_read_in_the_readers_number_form_and_an_ambiguous_one_refused(page: Page):
+    english = {"decimal": ".", "group": ",", "grouping": [3, 3]}
+    german = {"decimal": ",", "group": ".", "grouping": [3, 3]}
+    indian = {"decimal": ".", "group": ",", "grouping": [3, 2]}
+    cases = [
+        ("1,234.50", english),
+        ("1.234,50", german),
+        ("1000,50", german),
+        ("1,23,456.00", indian),
+        ("12,34", english),  # 1,234 or 12.34: neither is assumed
+        ("1,5", english),
+        ("1.234,50", english),
+        ("1000.50", german),
+        ("1,234,56", english),
+    ]
+    read = _modules(page, "return arg.map(([t, f]) => bands.readFloor(t, 2, f));", cases)
+    assert read == [
+        {"value": "1234.50"},
+        {"value": "1234.50"},
+        {"value": "1000.50"},
+        {"value": "123456.00"},
+        {"problem": "ambiguous"},
+        {"problem": "ambiguous"},
+        {"problem": "ambiguous"},
+        {"problem": "ambiguous"},
+        {"problem": "ambiguous"},
+    ]

@@ -195,7 +195,7 @@ def test_problems_stand_beside_the_input_they_are_about(page: Page):
     beside = floor.locator(
         "xpath=ancestor::div[contains(@class, 'field')][1]/following-sibling::p[1]"
     )
-    expect(beside).to_have_text("Write the amount in digits, such as 1000.00.")
+    expect(beside).to_have_text("Write the amount in digits, such as 1,234.50.")
     expect(problems.locator('[data-code="floor_not_number"]')).to_have_count(1)
     expect(problems).to_contain_text("Where: grants[0].min_amount · floor_not_number")
     expect(page.get_by_test_id("editor-alert")).to_be_hidden()

@@ -6,10 +6,13 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, EmailField, HiddenField, PasswordField, SelectField, StringField
 from wtforms.fields import SelectChoice
-from wtforms.validators import DataRequired, EqualTo, Length
+from wtforms.validators import DataRequired, EqualTo, Length, ValidationError
 
 from portal.config import SUPPORTED_LOCALES
 from portal.domain.credentials import MAX_PASSWORD
+from portal.domain.errors import DomainError
+from portal.domain.time_zones import check_time_zone
+from portal.web.messages import message_for
 
 _ROLES = ("admin", "auditor")
 
@@ -136,3 +139,11 @@ class OrganizationProfileForm(FlaskForm):
 class MyTimeZoneForm(FlaskForm):
     # "" follows the organization's zone.
     time_zone = SelectField(_l("Your time zone here"), validate_choice=False)
+
+    def validate_time_zone(self, field: SelectField) -> None:
+        # Judged here, so a refused zone costs the page one service call, not two.
+        if field.data:
+            try:
+                field.data = check_time_zone(field.data)
+            except DomainError as error:
+                raise ValidationError(message_for(error)) from None

@@ -17,7 +17,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import base_currency_in, member_names
+from portal.accounts.queries import base_currency_in, member_names, today_in
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
 from portal.documents.access import (
@@ -104,7 +104,8 @@ def create_document(
         values = check_fields(version.graph, fields or {}, currency=base)
         doc = Document(
             kind=kind,
-            reference=_next_reference(s, reference_prefix(kind), now.year),
+            # Numbered by the organization's year: EXP-2027-… from its New Year's midnight.
+            reference=_next_reference(s, reference_prefix(kind), today_in(s, actor).year),
             title=title,
             description=description.strip(),
             amount=amount,

@@ -131,7 +131,7 @@ def _check_exclusive(
 ) -> None:
     """Under exclusive approval, a member who decided another approval step of this
     document decides no other (``domain.exclusive``)."""
-    if not graph.exclusive_approval or step not in graph.approval_states():
+    if not graph.exclusive_approval or step not in graph.exclusive_steps():
         return
     spent_on = other_step(document.decided, actor.member_id, step)
     if spent_on is not None:

@@ -229,7 +229,7 @@ def _exclusive_steps(
     """Under exclusive approval, when tasks open on an approval step: the route's steps
     staffed with distinct people, by state. A step not yet decided that is stranded
     only by the rule refuses now, before anyone is spent on the step at hand."""
-    if not graph.exclusive_approval or not any(g in graph.approval_states() for g in by_gate):
+    if not graph.exclusive_approval or not any(g in graph.exclusive_steps() for g in by_gate):
         return {}
     found = route(graph, document.requester, document.amount, chart, document.decided)
     done = set().union(*document.decided.values()) if document.decided else set()
@@ -325,7 +325,7 @@ def _after_decision(
     if (
         not graph.exclusive_approval
         or step is None
-        or step not in graph.approval_states()
+        or step not in graph.exclusive_steps()
         or not counts(graph, transition.gate, transition.to_state)
     ):
         return document

@@ -3,12 +3,15 @@ at most one approval step of a document.
 
 The rule, as the engine, the routing preview and the validator apply it:
 
-- **Steps.** The approval steps of a route (``Graph.approval_states``: the states entered
-  through a target-gated transition). A decision belongs to the step that is its gate
+- **Steps.** The forward approval steps of a route (``Graph.exclusive_steps``: the
+  states entered through a target-gated transition that move a document on). A decision belongs to the step that is its gate
   state (``Graph.gate_state``): reviewing, approving, committing and paying are four
   steps; a rejection at a step belongs to that step. Steps outside the route (handling
   a dispute, source-gated exits of states no target gate enters) are left to their
-  grants: the rule neither counts nor restricts them.
+  grants: the rule neither counts nor restricts them. Every step is matched against
+  every other, as if one document passed them all: a flow whose branches are
+  alternatives (a small-amount approver on one, a large-amount one on the other) is
+  held to more than it needs.
 - **What counts as having decided a step.** A decision on this document that moved it
   forward (into a state that is not rejected, cancelled or a dispute) on a grant's
   authority — any gate but the requester's — with the member as its actor or as the
@@ -70,7 +73,7 @@ def step_of(graph: Graph, transition: str, from_state: str, to_state: str, gate:
         step = from_state
     else:
         step = None
-    return step if step is not None and step in graph.approval_states() else None
+    return step if step is not None and step in graph.exclusive_steps() else None
 
 
 def counts(graph: Graph, gate: str, to_state: str) -> bool:

@@ -292,6 +292,11 @@ class Graph:
         entered = {t.to_state for t in self.transitions if t.gate == Gate.TARGET}
         return [s.key for s in self.states if s.key in entered]
 
+    def exclusive_steps(self) -> list[str]:
+        """The approval steps exclusive approval gives distinct deciders: those that move
+        a document forward (a target-gated way into a rejected state is no step)."""
+        return [key for key in self.approval_states() if self.moves_forward(key)]
+
     def field(self, key: str) -> DocumentField | None:
         return next((f for f in self.fields if f.key == key), None)
 

@@ -115,7 +115,11 @@ def route(
         route_step(graph, state, requester, amount, chart) for state in graph.approval_states()
     )
     if graph.exclusive_approval:
-        steps = exclusive_steps(steps, decided or {})
+        forward = set(graph.exclusive_steps())
+        staffed = iter(
+            exclusive_steps(tuple(s for s in steps if s.state in forward), decided or {})
+        )
+        steps = tuple(next(staffed) if s.state in forward else s for s in steps)
     return Route(requester, amount, chart.day, steps)
 
 

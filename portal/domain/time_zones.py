@@ -8,7 +8,7 @@ Pure: ``zoneinfo`` is the standard library's; the territories Babel knows are pa
 from __future__ import annotations
 
 from collections.abc import Collection
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -66,10 +66,16 @@ def zone(name: str) -> ZoneInfo:
 
 
 def local_day(moment: datetime, zone_name: str) -> date:
-    """The calendar day ``moment`` (aware) falls on in the zone."""
+    """The calendar day ``moment`` falls on in the zone. A naive moment (SQLite returns
+    them) is UTC, as every stored time is — never the server's own zone."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(zone(zone_name)).date()
 
 
 def end_of_day(day: date, zone_name: str) -> datetime:
-    """The first instant after ``day`` in the zone (aware): a day's exclusive end."""
+    """The first instant after ``day`` in the zone (aware): a day's exclusive end. The
+    last day of the calendar has no day after it: its end is its last instant."""
+    if day >= date.max:
+        return datetime.combine(day, time.max, tzinfo=zone(zone_name))
     return datetime.combine(day + timedelta(days=1), time(), tzinfo=zone(zone_name))

@@ -92,8 +92,11 @@ def format_money(amount: Decimal | None, currency: str, locale: str | None = Non
 @lru_cache(maxsize=8192)
 def _money_text(amount: Decimal, currency: str, locale: str) -> str:
     # Babel's pattern engine costs ~0.1 ms a call; lists show the same amounts page after
-    # page (the inbox refreshes every 30 s), so the text is kept by value.
-    return unglue_currency_code(format_currency(amount, currency, locale=locale), currency)
+    # page (the inbox refreshes every 30 s), so the text is kept by value. Never
+    # rounded: an amount kept from before the currency's decimals were enforced shows
+    # every place it has, as it is routed on (the currency's decimals at the least).
+    text = format_currency(amount, currency, locale=locale, decimal_quantization=False)
+    return unglue_currency_code(text, currency)
 
 
 def unglue_currency_code(text: str, currency: str) -> str:

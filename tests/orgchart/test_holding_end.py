@@ -146,6 +146,10 @@ def test_the_question_refuses_what_ending_would_refuse(app, kl):
         follow_redirects=True,
     )
     assert "The end date must not be before the start date." in before_start.get_data(as_text=True)
+    # The calendar's last day (whose next day does not exist) is asked about, not a 500.
+    last = browser.post(url, data={"csrf_token": token, "last_day": "9999-12-31"})
+    assert last.status_code == 200
+    assert "31 December 9999" in last.get_data(as_text=True)
     for bad in ("2026-13-01", "２０２６-12-02", "9" * 5000, "2026-12-02\x00"):
         # Refused, or (a day that reads as one) asked about again: never ended, never a 500.
         refused = browser.post(url, data={"csrf_token": token, "last_day": bad, "confirm": bad})

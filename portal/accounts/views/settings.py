@@ -96,11 +96,7 @@ def mine() -> ResponseReturnValue:
         return _my_page(form, mine)
     form = MyTimeZoneForm()
     if form.validate_on_submit():
-        try:
-            org_settings.set_my_time_zone(actor, form.time_zone.data or None)
-        except DomainError as error:
-            attach_error(form, error)
-            return _my_page(form, org_settings.get_my_settings(actor), 422)
+        org_settings.set_my_time_zone(actor, form.time_zone.data or None)
         flash(_("Your time zone is saved."), "success")
         return redirect(url_for(".mine"), code=303)
     return _my_page(form, org_settings.get_my_settings(actor), 422)

@@ -190,8 +190,8 @@ FLOWS: dict[str, str | tuple[str, str]] = {
         "%(transition)s is marked as reversing but does not enter a rejected or cancelled state."
     ),
     "advance_sibling_count": N_(
-        "A rejection from %(state)s is open to whoever may approve there, so %(state)s needs "
-        "exactly one approving action to take them from; it has %(count)s."
+        "Who may reject at %(state)s is whoever may approve there, so %(state)s needs "
+        "exactly one approving action; it has %(count)s."
     ),
     "bands_do_not_reach_zero": N_(
         "Every grant on %(state)s starts above zero, so a small amount would have nobody to "

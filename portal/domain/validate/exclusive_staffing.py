@@ -44,7 +44,7 @@ class Unstaffed:
 
 def unstaffed_steps(graph: Graph, chart: ChartSnapshot) -> list[Unstaffed]:
     """The steps some requester's document would be stranded on, in route order."""
-    states = graph.approval_states()
+    states = graph.exclusive_steps()
     if not graph.exclusive_approval or len(states) < 2:
         return []
     grants = {s: [(i, g) for i, g in enumerate(graph.grants) if g.covers(s)] for s in states}

@@ -4,7 +4,6 @@ the checks every service makes of a kind or a revision it was handed."""
 
 from __future__ import annotations
 
-from babel.numbers import get_currency_precision
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import (
@@ -16,6 +15,7 @@ from portal.accounts.queries import (
 from portal.core.clock import clock
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import KEY_PATTERN, GranteeKind, Graph
+from portal.domain.money import minor_digits
 from portal.domain.validate import (
     Violation,
     errors_in,
@@ -59,7 +59,7 @@ def validate_in(session: Session, org_id: int, graph: Graph) -> list[Violation]:
     violations = validate(graph, base_currency=currency)
     # A floor more precise than the currency (1000.005 ringgit) routes on a value no
     # document can carry: refused like any other error, never rounded.
-    violations += floor_precision(graph, get_currency_precision(currency))
+    violations += floor_precision(graph, minor_digits(currency))
     members = {g.grantee.member for g in graph.grants if g.grantee.kind == GranteeKind.MEMBER}
     positions = {g.grantee.position for g in graph.grants if g.grantee.kind == GranteeKind.POSITION}
     violations += grantee_violations(

@@ -3,7 +3,6 @@ violations and versions, the editor, import, export, publish and discard."""
 
 from __future__ import annotations
 
-from babel.numbers import get_currency_precision
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import get_locale
@@ -11,6 +10,7 @@ from flask_babel import gettext as _
 
 from portal.domain.errors import Conflict, DomainError, NotFound
 from portal.domain.layout import STATE_BOX_HEIGHT, STATE_BOX_WIDTH
+from portal.domain.money import minor_digits
 from portal.domain.text_input import is_id, whole_number
 from portal.domain.validate import Violation, errors_in
 from portal.flows.forms import ImportForm, RevisionForm
@@ -24,6 +24,7 @@ from portal.web.auth import admin_required
 from portal.web.errors import status_for
 from portal.web.forms import attach_error
 from portal.web.messages import message_for
+from portal.web.money_input import number_form, reader_locale
 from portal.web.tenancy import current_actor
 
 bp = Blueprint("flows", __name__, url_prefix="/o/<org>/flows")
@@ -128,6 +129,16 @@ def flow(kind: str) -> ResponseReturnValue:
     return _flow_page(kind)
 
 
+def _number_form_setup(currency: str) -> dict[str, object]:
+    form = number_form(reader_locale(), currency)
+    return {
+        "decimal": form.decimal,
+        "group": form.group,
+        "grouping": list(form.grouping),
+        "example": form.example,
+    }
+
+
 @bp.get("/<kind>/editor")
 @admin_required
 def editor(kind: str) -> ResponseReturnValue:
@@ -142,7 +153,11 @@ def editor(kind: str) -> ResponseReturnValue:
         "kind": kind,
         "currency": page.currency,
         # Decimals a floor may have in that currency (MYR 2, JPY 0).
-        "currency_places": get_currency_precision(page.currency),
+        "currency_places": minor_digits(page.currency),
+        # How the admin writes numbers: a floor is read as they type amounts elsewhere.
+        "number_form": _number_form_setup(page.currency),
+        # The locale money is shown in (language and the organization's country).
+        "locale": reader_locale().replace("_", "-"),
         "box": {"width": STATE_BOX_WIDTH, "height": STATE_BOX_HEIGHT},
         **editor_words(),
     }

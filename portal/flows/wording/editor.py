@@ -141,7 +141,8 @@ EDITOR_TEXT = {
     "step_blocked": _l("%(state)s: nobody can decide — %(reason)s"),
     "none": _l("none"),
     # amount bands
-    "floor_not_number": _l("Write the amount in digits, such as 1000.00."),
+    "floor_not_number": _l("Write the amount in digits, such as %(example)s."),
+    "floor_ambiguous": _l("That could be read as two amounts: type it as %(example)s."),
     "floor_too_precise": _l("%(currency)s amounts have at most %(places)s decimals."),
     "floor_too_large": _l("That amount is too large for a floor."),
     "ladder": _l("Who decides, by amount"),

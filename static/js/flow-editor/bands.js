@@ -3,25 +3,55 @@
 // bands of one state as a ladder, lowest floor first, with the gap below the lowest
 // band marked. Pure: the panel shows what these answer.
 
-// What people type between digit groups: commas and (no-break) spaces.
-const GROUPING = /[ \u00a0\u202f,]/g;
+// The spaces people type or a locale groups with: all one space here.
+const SPACES = /[\u00a0\u202f\u2009]/g;
 // As the server's loader reads a floor: at most 15 whole digits, at most 4 decimals.
 const MOST_DIGITS = 15;
+// How the reader writes numbers (the server passes theirs: decimal sign, group sign,
+// digit groups from the right), as the server's parse_amount reads them.
+export const PLAIN_FORM = { decimal: ".", group: ",", grouping: [3, 3] };
 
-// `text` as typed, for a currency of `places` decimals (MYR 2, JPY 0, KWD 3). Answers
-// {value} — the floor as the graph stores it ("1000.00"; undefined when left empty) —
-// or {problem}: "not_number", "too_precise" or "too_large". A negative amount is an
+// Digits grouped where the reader's locale groups them ("1,234,567"; "12,34,567" for
+// (3, 2)), or not grouped at all: the digits, else null.
+function ungrouped(whole, form) {
+  if (/^[0-9]*$/.test(whole)) return whole;
+  // The reader's group sign, or a space, between groups.
+  const groups = whole.split(" ").flatMap((part) => part.split(form.group));
+  if (!groups.every((g) => /^[0-9]+$/.test(g))) return null;
+  const [primary, secondary] = form.grouping;
+  const first = groups[0], last = groups[groups.length - 1], middle = groups.slice(1, -1);
+  const widest = groups.length > 2 ? secondary : primary;
+  const fits = last.length === primary && middle.every((g) => g.length === secondary)
+    && first.length >= 1 && first.length <= widest;
+  return fits ? groups.join("") : null;
+}
+
+// `text` as typed, for a currency of `places` decimals (MYR 2, JPY 0, KWD 3), in the
+// reader's number `form`. Answers {value} — the floor as the graph stores it
+// ("1000.00"; undefined when left empty) — or {problem}: "not_number", "ambiguous"
+// (digits and signs that do not read as one amount in the reader's form: "12,34" or
+// "1.234,50" in English), "too_precise" or "too_large". A negative amount is an
 // amount: it is saved, and the server's validator says why it cannot be a floor.
-export function readFloor(text, places) {
-  const plain = String(text).replace(GROUPING, "");
+export function readFloor(text, places, form = PLAIN_FORM) {
+  let plain = String(text).replace(SPACES, " ").trim();
   if (!plain) return { value: undefined };
-  const parts = /^(-?)([0-9]*)(?:\.([0-9]*))?$/.exec(plain);
-  if (!parts || !(parts[2] || parts[3])) return { problem: "not_number" };
-  const decimals = parts[3] || "";
+  let negative = false;
+  if (/^[-\u2212]/.test(plain)) {
+    negative = true;
+    plain = plain.slice(1).trim();
+  }
+  const unreadable = () => ({ problem: /^[0-9 .,'\u2019]+$/.test(plain) ? "ambiguous" : "not_number" });
+  const pieces = plain.split(form.decimal);
+  if (pieces.length > 2) return unreadable();
+  const decimals = pieces.length === 2 ? pieces[1] : "";
+  if (!/^[0-9]*$/.test(decimals)) return unreadable();
+  const digits = ungrouped(pieces[0], form);
+  if (digits === null) return unreadable();
+  if (!(digits || decimals)) return { problem: "not_number" };
   if (decimals.length > places) return { problem: "too_precise" };
-  const whole = (parts[2] || "0").replace(/^0+(?=[0-9])/, "");
+  const whole = (digits || "0").replace(/^0+(?=[0-9])/, "");
   if (whole.length > MOST_DIGITS) return { problem: "too_large" };
-  const sign = parts[1] && /[1-9]/.test(whole + decimals) ? "-" : "";
+  const sign = negative && /[1-9]/.test(whole + decimals) ? "-" : "";
   return { value: `${sign}${places ? `${whole}.${decimals.padEnd(places, "0")}` : whole}` };
 }
 

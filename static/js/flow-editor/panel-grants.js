@@ -50,7 +50,7 @@ export function grants(panel, at) {
   const { store, inputs, text, setup, pickers } = panel;
   const currency = setup.currency || "";
   const places = Number.isInteger(setup.currency_places) ? setup.currency_places : 2;
-  const { symbol, money } = moneyFormat(document.documentElement.lang, currency);
+  const { symbol, money } = moneyFormat(setup.locale || document.documentElement.lang, currency);
   const ladder = el("ol", { class: "ladder plain-list", "data-testid": "ladder", "aria-live": "polite" });
   const redrawLadder = () => drawLadder(panel, ladder, at.key, money);
   const box = el("fieldset", { class: "grants" }, [
@@ -107,12 +107,13 @@ export function grants(panel, at) {
 // The floor: typed in the base currency (its symbol beside the input), read as an
 // amount with at most the currency's decimals, and saved with the currency.
 function floorField(panel, g, base, { currency, places, symbol, kept }) {
-  const { store, inputs, text } = panel;
+  const { store, inputs, text, setup } = panel;
   const path = `${base}.min_amount`;
   const input = inputs.textInput(g.min_amount, (value) => {
-    const read = readFloor(value, places);
+    const read = readFloor(value, places, setup.number_form);
     if (read.problem) {
-      const message = fmt(text[`floor_${read.problem}`], { currency, places });
+      const example = (setup.number_form || {}).example || "1000.00";
+      const message = fmt(text[`floor_${read.problem}`], { currency, places, example });
       store.refuseLocally({ path, code: `floor_${read.problem}`, severity: "error", message });
       return;
     }
