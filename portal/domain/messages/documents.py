@@ -19,7 +19,7 @@ DOCUMENTS: dict[str, str | tuple[str, str]] = {
     "dispute_raiser": N_("Whoever raised a dispute cannot also close it."),
     "no_band_covers_amount": N_("No approver's band covers an amount of %(amount)s."),
     "delegation_not_active": N_("That delegation is not active today."),
-    # exclusive approval (h4): %(step)s is the name of the step they decided.
+    # exclusive approval: %(step)s is the name of the step they decided.
     "exclusive_approval": N_(
         "You already decided “%(step)s” on this document. This flow has exclusive approval: nobody decides more than one step of the same document."
     ),
@@ -34,7 +34,7 @@ DOCUMENTS: dict[str, str | tuple[str, str]] = {
     "document_frozen": N_(
         "The document can only be edited while it is a draft; it is now “%(state)s”."
     ),
-    # discarding a draft (h6)
+    # discarding a draft
     "document_discarded": N_(
         "This draft was discarded by its requester. It is kept for the record, but it is no longer listed and nothing more can be done with it."
     ),
@@ -78,7 +78,7 @@ DOCUMENTS: dict[str, str | tuple[str, str]] = {
     "gap_exclusive_approval": N_(
         "Everyone who may decide this step also decides another step of this document, and this flow has exclusive approval: nobody decides more than one step."
     ),
-    # money (domain.money, h1): %(example)s is 1234.50 as the reader writes amounts,
+    # money (domain.money): %(example)s is 1234.50 as the reader writes amounts,
     # such as "1,234.50"; %(limit)s is a number formatted for the reader.
     "amount_negative": N_("The amount cannot be negative."),
     "amount_invalid": N_("Type the amount in digits, as %(example)s."),

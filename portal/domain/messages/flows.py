@@ -208,7 +208,7 @@ FLOWS: dict[str, str | tuple[str, str]] = {
     "deadline_without_tasks": N_(
         "%(state)s has a deadline, but no approver acts there, so nothing ever falls due."
     ),
-    # exclusive approval against the org chart (h4). %(deciders)s: names of people;
+    # exclusive approval against the org chart. %(deciders)s: names of people;
     # %(other)s: the keys of the other steps that need them; %(requester)s: a name.
     "exclusive_approval_unstaffed": N_plural(
         "Under exclusive approval, documents from %(requester)s would be stuck at “%(state)s”: the only people who may decide it (%(deciders)s) are also needed at “%(other)s”, and nobody may decide two steps of one document. Put other people on one of these steps, or turn exclusive approval off.",
