@@ -283,7 +283,7 @@ def _open_tasks(
             "state": plan.state,
             "assignee_id": member_id,
             # Reached only past a gap (a vacant seat): the task says so.
-            "via": engine.Via.ESCALATION if member_id in dict(plan.escalated) else engine.Via.GRANT,
+            "via": engine.Via.ESCALATION if member_id in escalated else engine.Via.GRANT,
             "transitions": list(plan.transitions),
             "band_floor": plan.band_floor,
             "due_at": plan.due_at,
@@ -291,6 +291,7 @@ def _open_tasks(
             "created_at": now,
         }
         for plan in plans
+        for escalated in [{m for m, _gap in plan.escalated}]
         for member_id in plan.assignees
     ]
     if rows:

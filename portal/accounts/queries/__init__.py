@@ -104,12 +104,18 @@ def time_zone_in(session: Session, org_id: int) -> str:
     return session.scalar(select(_ORG.c.time_zone).where(_ORG.c.id == org_id)) or "UTC"
 
 
-def today_in(session: Session, actor: Actor | SystemActor) -> date:
-    """The day it is in the actor's organization: a person's actor carries the zone;
-    the platform's (seeding, jobs) reads it."""
+def org_time_zone_of(session: Session, actor: Actor | SystemActor) -> str:
+    """The actor's organization's zone: a person's actor carries it; the platform's
+    (seeding, jobs) reads it."""
     if isinstance(actor, Actor):
-        return clock.today_in(actor.time_zone)
-    return clock.today_in(time_zone_in(session, actor.org_id))
+        return actor.time_zone
+    return time_zone_in(session, actor.org_id)
+
+
+def today_in(session: Session, actor: Actor | SystemActor) -> date:
+    """The day it is in the actor's organization (days are the organization's, whatever
+    zone a member reads times in)."""
+    return clock.today_in(org_time_zone_of(session, actor))
 
 
 def base_currency_in(session: Session, org_id: int) -> str:

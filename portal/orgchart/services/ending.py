@@ -13,7 +13,7 @@ from datetime import date, datetime
 
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import member_entry_in, time_zone_in
+from portal.accounts.queries import member_entry_in, org_time_zone_of
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, SystemActor, require_admin
@@ -82,7 +82,7 @@ def _holding_in(
     session: Session, actor: Actor | SystemActor, holding_id: int
 ) -> tuple[PositionHolding, str, date]:
     holding = row_in(session, PositionHolding, holding_id, "holding")
-    zone_name = actor.time_zone if isinstance(actor, Actor) else time_zone_in(session, actor.org_id)
+    zone_name = org_time_zone_of(session, actor)
     return holding, zone_name, clock.today_in(zone_name)
 
 
