@@ -431,3 +431,21 @@ def test_turning_the_setting_on_or_off_is_a_change_to_publish():
     assert diff(CLAIM, PLAIN).exclusive_approval is False
     assert diff(None, CLAIM).exclusive_approval is True
     assert diff(None, PLAIN).exclusive_approval is None
+
+
+def test_a_target_gated_way_into_a_rejected_state_is_no_step():
+    """Only steps that move a document on are given distinct deciders: a flow that
+    gates a rejection by the grants of the rejected state gains no step by it."""
+    assert CLAIM.exclusive_steps() == [s for s in CLAIM.approval_states() if CLAIM.moves_forward(s)]
+    assert len(CLAIM.exclusive_steps()) == 4  # reviewed, approved, committed, paid
+
+    reject = next(t for t in CLAIM.transitions if not CLAIM.moves_forward(t.to_state))
+    gated = replace(
+        CLAIM,
+        transitions=type(CLAIM.transitions)(
+            replace(t, gate=Gate.TARGET) if t is reject else t for t in CLAIM.transitions
+        ),
+    )
+    assert reject.to_state in gated.approval_states()
+    assert reject.to_state not in gated.exclusive_steps()
+    assert gated.exclusive_steps() == CLAIM.exclusive_steps()
