@@ -24,6 +24,7 @@ from markupsafe import Markup
 from portal.core.clock import clock
 from portal.documents import bulk as bulk_decisions
 from portal.documents.queries.next_steps import NextStep
+from portal.documents.views.waiting import decided_phrase
 from portal.domain.diagram import state_tone
 from portal.domain.editing import is_draft
 from portal.domain.errors import DomainError
@@ -180,12 +181,7 @@ def _step_lines(steps: tuple[NextStep, ...]) -> list[StepLine]:
             url = _document_url(step.reference)
         what = None
         if step.decided_to is not None:
-            state = graph.state_label(step.decided_to, locale)
-            what = (
-                _("%(state)s by %(name)s", state=state, name=step.decided_by)
-                if step.decided_by
-                else _("%(state)s automatically", state=state)
-            )
+            what = decided_phrase(graph.state_label(step.decided_to, locale), step.decided_by)
         lines.append(
             StepLine(
                 step.reference,

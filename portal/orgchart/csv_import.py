@@ -42,8 +42,8 @@ from portal.orgchart.models import (
     OrgUnit,
     Position,
     PositionHolding,
-    SeatReservation,
 )
+from portal.orgchart.services.seating import reserve_seat_in
 
 
 @dataclass
@@ -326,7 +326,9 @@ def _import_members(ctx: _Context, rows: Rows, errors: list[RowError]) -> Apply:
                 )
                 result.invited += 1
                 if position_code is not None:  # theirs when they accept
-                    _reserve(session, invitation.id, positions[position_code].id, kind, start)
+                    reserve_seat_in(
+                        session, invitation.id, positions[position_code].id, kind, start
+                    )
             else:
                 result.updated += 1
                 if position_code is not None:
@@ -344,31 +346,6 @@ def _import_members(ctx: _Context, rows: Rows, errors: list[RowError]) -> Apply:
         return result
 
     return apply
-
-
-def _reserve(
-    session: Session, invitation_id: int, position_id: int, kind: str, start: date
-) -> None:
-    """Keep a seat for an invitation (once: a second import of the file adds nothing)."""
-    kept = session.scalar(
-        select(SeatReservation).where(
-            SeatReservation.invitation_id == invitation_id,
-            SeatReservation.position_id == position_id,
-            SeatReservation.kind == kind,
-        )
-    )
-    if kept is None:
-        session.add(
-            SeatReservation(
-                invitation_id=invitation_id,
-                position_id=position_id,
-                kind=kind,
-                valid_from=start,
-                created_at=clock.now(),
-            )
-        )
-    elif kept.settled_at is None:
-        kept.valid_from = start
 
 
 def _already_seated(

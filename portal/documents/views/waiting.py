@@ -47,14 +47,16 @@ def waiting_for_you(
     last = next((h for h in reversed(page.history) if h.actor_id != member_id), None)
     why, comment = None, ""
     if last is not None:
-        state = graph.state_label(last.to_state, locale)
-        why = (
-            _("%(state)s by %(name)s", state=state, name=last.actor_name)
-            if last.actor_name
-            else _("%(state)s automatically", state=state)
-        )
+        why = decided_phrase(graph.state_label(last.to_state, locale), last.actor_name)
         comment = last.comment
     return WaitingForYou(text, why, comment, draft)
+
+
+def decided_phrase(state: str, name: str | None) -> str:
+    """What put a document where it waits: "Rejected by Nurul Huda", or the system's move."""
+    if name:
+        return _("%(state)s by %(name)s", state=state, name=name)
+    return _("%(state)s automatically", state=state)
 
 
 def escalation_lines(page: DocumentDetail) -> list[str]:

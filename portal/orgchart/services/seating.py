@@ -1,7 +1,9 @@
-"""Seats reserved by a CSV import for the people it invited: taken when they accept that
-invitation (accounts call this in the accepting unit of work)."""
+"""Seats reserved by a CSV import for the people it invited: kept while the invitation
+is open, taken when they accept it (accounts call this in the accepting unit of work)."""
 
 from __future__ import annotations
+
+from datetime import date
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -43,3 +45,29 @@ def settle_reservations_in(session: Session, member_id: int, invitation_id: int)
             )
         )
     session.flush()
+
+
+def reserve_seat_in(
+    session: Session, invitation_id: int, position_id: int, kind: str, start: date
+) -> None:
+    """Keep a seat for an invitation until it is accepted (once: a second import of
+    the same file adds nothing, and moves the start of a reservation not yet settled)."""
+    kept = session.scalar(
+        select(SeatReservation).where(
+            SeatReservation.invitation_id == invitation_id,
+            SeatReservation.position_id == position_id,
+            SeatReservation.kind == kind,
+        )
+    )
+    if kept is None:
+        session.add(
+            SeatReservation(
+                invitation_id=invitation_id,
+                position_id=position_id,
+                kind=kind,
+                valid_from=start,
+                created_at=clock.now(),
+            )
+        )
+    elif kept.settled_at is None:
+        kept.valid_from = start
