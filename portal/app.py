@@ -132,7 +132,9 @@ def _register_outbox_handlers(app: Flask, settings: Settings) -> None:
     and what happens when someone joins an organization."""
     from portal.accounts.mail import COMPOSERS
     from portal.accounts.services.joining import on_member_joined
+    from portal.core import heartbeat as _heartbeat  # noqa: F401  (registers the table)
     from portal.core.mail import transport_for
+    from portal.deadlines import models as _deadlines  # noqa: F401  (registers the table)
     from portal.notifications import delivery
     from portal.orgchart.services.seating import settle_reservations_in
     from portal.web.mail import init_mail

@@ -52,6 +52,8 @@ class Organization(CreatedAt, Base):
     # Set by the platform operator instead of deleting: members no longer reach it,
     # and its history stays whole.
     archived_at: Mapped[datetime | None]
+    # How long before a task's deadline its holder is reminded (0: no such reminder).
+    reminder_lead_minutes: Mapped[int] = mapped_column(Integer, server_default=text("240"))
 
     def __repr__(self) -> str:
         return f"<Organization {self.id} {self.slug!r}>"

@@ -16,7 +16,10 @@ from portal.core.rls import APPEND_ONLY_TABLES, append_only_sql, drop_append_onl
 # Children before parents: every foreign key points to a table later in this list.
 ORG_TABLES = (
     "notification",
+    "mail_digest",
+    "notice_preference",
     "outbox",
+    "deadline_effect",
     "decision",
     "task",
     "document",
@@ -38,6 +41,8 @@ def _delete_organization(conn: Connection, org_id: int) -> None:
     postgres = conn.dialect.name == "postgresql"
     if postgres:  # row-level security is forced, for the owner too
         conn.execute(text("SELECT set_config('app.current_org', :o, true)"), {"o": str(org_id)})
+        # As the platform: pruning the outbox is otherwise limited to delivered rows.
+        conn.execute(text("SELECT set_config('app.operator', 'on', true)"))
     # Units and seats point at each other: let go of those links first.
     conn.execute(
         text("UPDATE org_unit SET head_position_id = NULL, parent_id = NULL WHERE org_id = :o"),

@@ -19,7 +19,7 @@ OPERATOR = "current_setting('app.operator', true) = 'on'"
 
 # Tables the app role may only read and append to (history, published versions). A
 # trigger refuses UPDATE and DELETE on them too, for every role, on both databases.
-APPEND_ONLY_TABLES: set[str] = {"flow_version", "decision", "document_edit"}
+APPEND_ONLY_TABLES: set[str] = {"flow_version", "decision", "document_edit", "deadline_effect"}
 
 # What the app role may do, table by table: the privileges, and the only columns it may
 # UPDATE. Nothing else: no DELETE but of a discarded flow draft, no UPDATE of a key, a
@@ -36,6 +36,7 @@ APP_PRIVILEGES: dict[str, tuple[str, tuple[str, ...]]] = {
             "chart_version",
             "require_admin_two_factor",
             "archived_at",
+            "reminder_lead_minutes",
         ),
     ),
     "app_user": ("SELECT, INSERT", ("name", "locale", "session_version", "active")),
@@ -112,13 +113,18 @@ APP_PRIVILEGES: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "document_edit": ("SELECT, INSERT", ()),
-    "task": ("SELECT, INSERT", ("status", "completed_at", "completed_by")),
+    "task": ("SELECT, INSERT", ("status", "completed_at", "completed_by", "sweep_at")),
+    "deadline_effect": ("SELECT, INSERT", ()),
     "decision": ("SELECT, INSERT", ()),
+    # DELETE: pruning delivered rows (a restrictive policy admits no other).
     "outbox": (
-        "SELECT, INSERT",
+        "SELECT, INSERT, DELETE",
         ("attempts", "next_attempt_at", "dispatched_at", "last_error", "dead_at"),
     ),
     "notification": ("SELECT, INSERT", ("read_at",)),
+    "notice_preference": ("SELECT, INSERT", ("channels", "email_digest", "updated_at")),
+    "mail_digest": ("SELECT, INSERT", ()),
+    "heartbeat": ("SELECT", ("beat_at", "detail")),
 }
 
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")

@@ -137,6 +137,21 @@ class Task(TenantScoped, CreatedAt, Base):
             sqlite_where=text("status = 'open'"),
         ),
         Index("ix_task_document", "org_id", "document_id", "state"),
+        # The deadline sweep: open tasks with work due, across organizations (the
+        # planner, in the operator's scope) and within one (the claim).
+        Index(
+            "ix_task_sweep_due",
+            "sweep_at",
+            postgresql_where=text("status = 'open' AND sweep_at IS NOT NULL"),
+            sqlite_where=text("status = 'open' AND sweep_at IS NOT NULL"),
+        ),
+        Index(
+            "ix_task_sweep_due_in_org",
+            "org_id",
+            "sweep_at",
+            postgresql_where=text("status = 'open' AND sweep_at IS NOT NULL"),
+            sqlite_where=text("status = 'open' AND sweep_at IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -153,6 +168,13 @@ class Task(TenantScoped, CreatedAt, Base):
     status: Mapped[str] = mapped_column(String(10), default=TaskStatus.OPEN)
     completed_at: Mapped[datetime | None]
     completed_by: Mapped[int | None]
+    # How many seats above the step's own approvers the task was opened (0: by the
+    # grants; each escalation or reassignment one more), bounded by the grants'
+    # ``max_escalation_levels``.
+    level: Mapped[int] = mapped_column(server_default=text("0"))
+    # When the deadline sweep next has something to do for this task (a reminder
+    # before it is due, the breach, a lazy escalation); None: nothing more.
+    sweep_at: Mapped[datetime | None]
 
     def __repr__(self) -> str:
         return f"<Task doc={self.document_id} {self.state!r} -> member {self.assignee_id} {self.status}>"

@@ -14,7 +14,7 @@ The statements run on SQLAlchemy Core, prebuilt, with explicit tenant predicates
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, case, insert, select, update
@@ -37,11 +37,11 @@ from portal.documents.access import (
 from portal.documents.models import Decision, Document, Task, TaskStatus
 from portal.documents.queries.deciders import steps_decided_in
 from portal.documents.queries.detail import DocumentDetail, document_detail_in
-from portal.domain import engine
+from portal.domain import deadlines, engine
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.chain import link_hash, money_text
 from portal.domain.errors import DomainError, NotFound
-from portal.domain.graph import Transition
+from portal.domain.graph import Graph, Transition
 from portal.flows.queries import version_in
 from portal.orgchart.queries import gap_names_in, load_chart
 
@@ -228,7 +228,7 @@ def _transition_in(
         },
     )
     conn.execute(insert(_DECISION), decision)
-    opened = _open_tasks(session, doc, plan.tasks, now)
+    opened = open_tasks(session, doc, graph, plan.tasks, now, lead_of(actor))
     seq = decision["seq"]
     add_events(session, outbox_events(doc, plan, actor, seq))
     uow.after_commit(lambda: outbox.nudge(actor.org_id))
@@ -273,27 +273,50 @@ def _decision(
     return row
 
 
-def _open_tasks(
-    session: Session, doc: DocumentRecord, plans: tuple[engine.TaskPlan, ...], now: datetime
+def lead_of(actor: Actor | SystemActor) -> timedelta | None:
+    """The organization's reminder before a deadline (None: it sends none)."""
+    minutes = actor.reminder_lead_minutes
+    return timedelta(minutes=minutes) if minutes > 0 else None
+
+
+def open_tasks(
+    session: Session,
+    doc: DocumentRecord,
+    graph: Graph,
+    plans: tuple[engine.TaskPlan, ...],
+    now: datetime,
+    lead: timedelta | None,
+    *,
+    level: int = 0,
+    via: str | None = None,
 ) -> int:
-    rows = [
-        {
-            "org_id": doc.org_id,
-            "document_id": doc.id,
-            "state": plan.state,
-            "assignee_id": member_id,
+    """Open the planned tasks, each with the moment the deadline sweep first has work
+    for it (``domain.deadlines``). ``level`` and ``via``: tasks the sweep opens above a
+    step's own approvers (an escalation, a reassignment)."""
+    rows = []
+    for plan in plans:
+        escalated = {m for m, _gap in plan.escalated}
+        effects = deadlines.schedule(graph.state(plan.state), now, plan.due_at, lead)
+        sweep_at = deadlines.next_sweep_at(effects, ())
+        for member_id in plan.assignees:
             # Reached only past a gap (a vacant seat): the task says so.
-            "via": engine.Via.ESCALATION if member_id in escalated else engine.Via.GRANT,
-            "transitions": list(plan.transitions),
-            "band_floor": plan.band_floor,
-            "due_at": plan.due_at,
-            "status": TaskStatus.OPEN,
-            "created_at": now,
-        }
-        for plan in plans
-        for escalated in [{m for m, _gap in plan.escalated}]
-        for member_id in plan.assignees
-    ]
+            how = engine.Via.ESCALATION if member_id in escalated else engine.Via.GRANT
+            rows.append(
+                {
+                    "org_id": doc.org_id,
+                    "document_id": doc.id,
+                    "state": plan.state,
+                    "assignee_id": member_id,
+                    "via": via or how,
+                    "transitions": list(plan.transitions),
+                    "band_floor": plan.band_floor,
+                    "due_at": plan.due_at,
+                    "status": TaskStatus.OPEN,
+                    "created_at": now,
+                    "level": level,
+                    "sweep_at": sweep_at,
+                }
+            )
     if rows:
         session.connection().execute(insert(_TASK), rows)
     return len(rows)

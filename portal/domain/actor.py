@@ -29,6 +29,8 @@ class Actor:
     territory: str | None = None
     # The member's own zone for what is shown to them; None: the organization's.
     own_time_zone: str | None = None
+    # The organization's reminder before a deadline, in minutes (0: none).
+    reminder_lead_minutes: int = 240
 
     @property
     def display_time_zone(self) -> str:
@@ -57,6 +59,7 @@ class SystemActor:
     time_zone: str = "UTC"
     territory: str | None = None
     own_time_zone: None = None
+    reminder_lead_minutes: int = 240
 
     @property
     def display_time_zone(self) -> str:

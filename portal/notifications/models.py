@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Index, String, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Index, String, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.core.db import Base, CreatedAt, TenantScoped, tenant_fk
@@ -32,3 +32,43 @@ class Notification(TenantScoped, CreatedAt, Base):
     code: Mapped[str] = mapped_column(String(63))
     params: Mapped[dict[str, Any]] = mapped_column(JSON)
     read_at: Mapped[datetime | None]
+
+
+class NoticePreference(TenantScoped, Base):
+    """How one member hears of what happens, over the defaults
+    (``domain.notice_preferences``). No row: the defaults."""
+
+    __tablename__ = "notice_preference"
+    __table_args__ = (
+        TenantScoped.tenant_key(),
+        tenant_fk("member_id", "membership", ondelete="RESTRICT"),
+        UniqueConstraint("org_id", "member_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    member_id: Mapped[int]
+    # {"<notice kind>": {"in_app": bool, "email": bool}, …}: only what differs from
+    # the defaults is kept.
+    channels: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # One mail a day listing what would have been mailed singly.
+    email_digest: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
+    updated_at: Mapped[datetime]
+
+
+class MailDigest(TenantScoped, Base):
+    """One member's daily digest: one row per (member, day in their zone), written with
+    the mail's outbox row, so a second run of the digest job sends nothing twice."""
+
+    __tablename__ = "mail_digest"
+    __table_args__ = (
+        TenantScoped.tenant_key(),
+        tenant_fk("member_id", "membership", ondelete="RESTRICT"),
+        UniqueConstraint("org_id", "member_id", "day"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    member_id: Mapped[int]
+    day: Mapped[date]
+    # The notifications it lists run up to (and including) this one.
+    last_notification_id: Mapped[int]
+    created_at: Mapped[datetime]

@@ -26,6 +26,7 @@ EXPECTED = {
             "chart_version",
             "require_admin_two_factor",
             "archived_at",
+            "reminder_lead_minutes",
         },
     ),
     "app_user": ({"SELECT", "INSERT"}, {"name", "locale", "session_version", "active"}),
@@ -102,13 +103,17 @@ EXPECTED = {
         },
     ),
     "document_edit": ({"SELECT", "INSERT"}, set()),
-    "task": ({"SELECT", "INSERT"}, {"status", "completed_at", "completed_by"}),
+    "task": ({"SELECT", "INSERT"}, {"status", "completed_at", "completed_by", "sweep_at"}),
+    "deadline_effect": ({"SELECT", "INSERT"}, set()),
     "decision": ({"SELECT", "INSERT"}, set()),
     "outbox": (
-        {"SELECT", "INSERT"},
+        {"SELECT", "INSERT", "DELETE"},
         {"attempts", "next_attempt_at", "dispatched_at", "last_error", "dead_at"},
     ),
     "notification": ({"SELECT", "INSERT"}, {"read_at"}),
+    "notice_preference": ({"SELECT", "INSERT"}, {"channels", "email_digest", "updated_at"}),
+    "mail_digest": ({"SELECT", "INSERT"}, set()),
+    "heartbeat": ({"SELECT"}, {"beat_at", "detail"}),
     "alembic_version": (set(), set()),
 }
 

@@ -37,6 +37,8 @@ class MyMembership:
     time_zone: str = "UTC"
     territory: str | None = None
     own_time_zone: str | None = None
+    # How long before a deadline the organization reminds a task's holder.
+    reminder_lead_minutes: int = 240
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ _MEMBERSHIP_COLUMNS = (
     Organization.time_zone,
     Organization.territory,
     Membership.time_zone.label("own_time_zone"),
+    Organization.reminder_lead_minutes,
 )
 # An archived organization is closed to its members.
 _OPEN_ORGANIZATION = (Organization.id == Membership.org_id) & Organization.archived_at.is_(None)
@@ -108,6 +111,7 @@ def _membership(row: Any) -> MyMembership:
         row.time_zone or "UTC",
         row.territory,
         row.own_time_zone,
+        row.reminder_lead_minutes,
     )
 
 
@@ -173,6 +177,7 @@ def actor_in(
                 time_zone=m.time_zone,
                 territory=m.territory,
                 own_time_zone=m.own_time_zone,
+                reminder_lead_minutes=m.reminder_lead_minutes,
             )
     return None
 
