@@ -1,0 +1,88 @@
+"""``portal bench …``: measure the hot paths; figures go in the README's performance section."""
+
+from __future__ import annotations
+
+import click
+
+from portal.cli import main
+
+
+@main.group(cls=click.Group)  # a plain group: benchmarks need no app, nor build one
+def bench() -> None:
+    """Measure the hot paths; figures go in the README's performance section."""
+
+
+@bench.command("validate")
+@click.option("--rounds", default=500, show_default=True, type=click.IntRange(10, 100_000))
+def bench_validate_command(rounds: int) -> None:
+    """Time validate() on the seeded flows and on a generated graph at the size caps."""
+    from portal.bench.validate import bench_validate
+
+    click.echo(f"validate(): {rounds} rounds each (states/transitions/grants)")
+    click.echo(f"{'graph':<22}{'size':>12}{'median ms':>12}{'p95 ms':>10}")
+    for t in bench_validate(rounds):
+        click.echo(f"{t.name:<22}{t.size:>12}{t.median_ms:>12.3f}{t.p95_ms:>10.3f}")
+
+
+@bench.command("transitions")
+@click.option(
+    "--documents", "count", default=200, show_default=True, type=click.IntRange(10, 10_000)
+)
+def bench_transitions_command(count: int) -> None:
+    """Decisions per second through the engine vs. the same SQL written by hand."""
+    from dataclasses import replace
+
+    from portal.app import create_app
+    from portal.bench.transitions import bench_transitions
+    from portal.config import Settings
+
+    # No in-process worker: it would compete with the loops being timed.
+    settings = replace(Settings.from_env(), embedded_worker=False)
+    app = create_app(settings)
+    with app.app_context():
+        url = settings.database_url
+        figures = bench_transitions(count, url, settings.migrate_database_url, progress=click.echo)
+    click.echo(f"transitions on {url.split('://', 1)[0]}: {figures.documents} each")
+    click.echo(f"{'engine (service layer)':<28}{figures.engine_per_second:>10.1f} /s")
+    click.echo(f"{'hand-written SQL loop':<28}{figures.raw_per_second:>10.1f} /s")
+    click.echo(f"{'ratio engine / hand-written':<28}{figures.ratio:>10.2f}")
+
+
+@bench.command("inbox")
+@click.option("--organizations", default=1001, show_default=True, type=click.IntRange(1, 100_000))
+@click.option("--per-org", default=1000, show_default=True, type=click.IntRange(1, 100_000))
+@click.option("--member-tasks", default=250, show_default=True, type=click.IntRange(200, 100_000))
+@click.option("--rounds", default=100, show_default=True, type=click.IntRange(5, 10_000))
+@click.option("--keep", is_flag=True, help="Leave the generated data for the next run.")
+def bench_inbox_command(
+    organizations: int, per_org: int, member_tasks: int, rounds: int, keep: bool
+) -> None:
+    """The inbox page's server time over a million tasks, beside a bare render."""
+    from dataclasses import replace
+
+    from portal.app import create_app
+    from portal.bench.inbox import bench_inbox
+    from portal.config import Settings
+
+    settings = replace(Settings.from_env(), embedded_worker=False)
+    app = create_app(settings)
+    # No application context around the run: each timed request must get its own, as
+    # in production (an outer one would let Flask-Login and the nav keep what they
+    # loaded in ``g`` from one request to the next).
+    f = bench_inbox(
+        app,
+        organizations=organizations,
+        per_org=per_org,
+        member_tasks=member_tasks,
+        rounds=rounds,
+        keep=keep,
+        progress=click.echo,
+    )
+    click.echo(
+        f"inbox of a member with {f.member_tasks} open tasks, {f.tasks:,} tasks in"
+        f" {f.organizations:,} organizations on {settings.database_url.split('://', 1)[0]}"
+    )
+    click.echo(f"{'':<26}{'median ms':>10}{'p95 ms':>10}")
+    click.echo(f"{'inbox page':<26}{f.inbox_median_ms:>10.1f}{f.inbox_p95_ms:>10.1f}")
+    click.echo(f"{'bare render, same rows':<26}{f.bare_median_ms:>10.1f}{f.bare_p95_ms:>10.1f}")
+    click.echo(f"{'p95 ratio inbox / bare':<26}{f.ratio:>20.2f}")
