@@ -7,7 +7,7 @@ import re
 
 _DURATION = re.compile(r"([1-9][0-9]{0,4})([mhd])")
 _UNIT_MINUTES = {"m": 1, "h": 60, "d": 24 * 60}
-MIN_DURATION_MINUTES = 5
+MIN_DURATION_MINUTES = 1
 MAX_DURATION_MINUTES = 366 * 24 * 60
 
 

@@ -88,11 +88,11 @@ FLOWS: dict[str, str | tuple[str, str]] = {
     ),
     "escalate_after_invalid": N_(
         "“%(value)s” is not a duration: write minutes, hours or days such as 30m, 48h or 3d "
-        "(at least 5 minutes, at most a year)."
+        "(at least 1 minute, at most a year)."
     ),
     "deadline_after_invalid": N_(
         "“%(value)s” is not a duration: write minutes, hours or days such as 30m, 48h or 3d "
-        "(at least 5 minutes, at most a year)."
+        "(at least 1 minute, at most a year)."
     ),
     "deadline_action_unknown": N_(
         "“%(action)s” is not a deadline action (remind, escalate_up, reassign or auto)."
