@@ -33,6 +33,32 @@ def _e2e_redis_url() -> str:
     return f"{base}/{int(number or 15) - 1}"
 
 
+# The live portal's environment, for commands run beside it (``run_portal``), and the
+# file its clock follows (``PORTAL_CLOCK_FILE``, shared by the server and its worker).
+LIVE_ENV: dict[str, str] = {}
+
+
+def run_portal(*args: str) -> str:
+    """``portal <args>`` against the live portal's database, as an operator would run
+    it beside the server (``portal sweep``); answers what it printed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "portal.cli", *args],
+        env=LIVE_ENV,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.stdout
+
+
+def move_clock(seconds: float) -> None:
+    """Move the live portal's time ``seconds`` past the real time (0: back to it). The
+    server and the worker see it within a second (``core.clock`` re-reads the file)."""
+    Path(LIVE_ENV["PORTAL_CLOCK_FILE"]).write_text(f"{seconds:.0f}\n")
+    time.sleep(1.2)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -86,7 +112,9 @@ def live_server(tmp_path_factory: pytest.TempPathFactory, e2e_mailbox: Mailbox) 
         "PORTAL_SMTP_HOST": smtp.hostname,
         "PORTAL_SMTP_PORT": str(smtp.port),
         "PORTAL_SMTP_SECURITY": "none",
+        "PORTAL_CLOCK_FILE": str(instance / "clock-offset"),
     }
+    (instance / "clock-offset").write_text("0\n")
     if _choose_backend_name() == "services":
         app_url, owner_url = create_postgres_database(f"{TEST_DB_NAME}_e2e")
         env.update(
@@ -96,6 +124,8 @@ def live_server(tmp_path_factory: pytest.TempPathFactory, e2e_mailbox: Mailbox) 
         )
     else:
         env.update(PORTAL_DATABASE_URL=f"sqlite:///{instance / 'e2e.sqlite3'}", PORTAL_REDIS_URL="")
+    LIVE_ENV.clear()
+    LIVE_ENV.update(env)
     portal = [sys.executable, "-m", "portal.cli"]
     subprocess.run([*portal, "demo", "--no-serve"], env=env, check=True, capture_output=True)
     log = open(instance / "server.log", "w")  # noqa: SIM115 - closed after the server stops

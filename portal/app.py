@@ -12,6 +12,7 @@ from portal.config import (
     Settings,
     resolve_secret_key,
 )
+from portal.core.clock import clock
 from portal.core.links import link_signer
 from portal.core.queue import EmbeddedWorker, redis_holder
 from portal.extensions import babel, csrf, db, htmx, login_manager
@@ -46,6 +47,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions["portal.settings"] = settings
     trust_proxies(app, settings.trusted_proxies)
 
+    clock.follow_file(settings.clock_file)
     db.configure(settings.database_url, pool_size=settings.db_pool_size)
     redis_holder.configure(settings.redis_url)
 
@@ -65,6 +67,13 @@ def create_app(settings: Settings | None = None) -> Flask:
         worker = EmbeddedWorker(redis_holder.get())
         worker.start()
         app.extensions["portal.embedded_worker"] = worker
+        # No `portal scheduler` without Redis: the periodic jobs (the deadline sweep
+        # among them) are enqueued from a thread of this process instead.
+        from portal.core.schedule import EmbeddedCron
+
+        cron = EmbeddedCron(redis_holder.get(), settings.sweep_interval)
+        cron.start()
+        app.extensions["portal.embedded_cron"] = cron
     return app
 
 
@@ -136,13 +145,14 @@ def _register_outbox_handlers(app: Flask, settings: Settings) -> None:
     from portal.core.mail import transport_for
     from portal.deadlines import models as _deadlines  # noqa: F401  (registers the table)
     from portal.notifications import delivery
+    from portal.notifications.mail import COMPOSERS as NOTICE_COMPOSERS
     from portal.orgchart.services.seating import settle_reservations_in
     from portal.web.mail import init_mail
 
     delivery.register()
     init_mail(
         app,
-        composers=COMPOSERS,
+        composers={**COMPOSERS, **NOTICE_COMPOSERS},
         transport=transport_for(settings),
         sender=settings.mail_sender,
     )
@@ -160,6 +170,7 @@ def _register_blueprints(app: Flask) -> None:
     from portal.home.views import bp as home_bp
     from portal.inbox.views import bp as inbox_bp
     from portal.notifications.views import bp as notifications_bp
+    from portal.operations.views import bp as operations_bp
     from portal.orgchart.views import bp as orgchart_bp
     from portal.web.health import bp as health_bp
 
@@ -175,6 +186,7 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(flows_api_bp)
     app.register_blueprint(documents_bp)
     app.register_blueprint(notifications_bp)
+    app.register_blueprint(operations_bp)
     app.register_blueprint(inbox_bp)
     app.register_blueprint(schema_bp)
     app.register_blueprint(health_bp)

@@ -63,6 +63,13 @@ class Settings:
     mail_sender: str = "Countersign <no-reply@countersign.invalid>"
     # How many proxies in front of the web processes set X-Forwarded-For/-Proto.
     trusted_proxies: int = 0
+    # Outside production only: a file whose offset moves the clock on (``core.clock``),
+    # shared by a browser test's server and worker.
+    clock_file: Path | None = None
+    # Seconds between two runs of the deadline sweep's planner (`portal scheduler`).
+    sweep_interval: int = 60
+    # Delivered outbox rows are deleted after this many days (``portal outbox prune``).
+    outbox_retention_days: int = 30
     testing: bool = False
     extra: Mapping[str, object] = field(default_factory=dict)
 
@@ -125,7 +132,16 @@ class Settings:
             smtp_timeout=env.number("PORTAL_SMTP_TIMEOUT", 20, 1, 600),
             mail_sender=env.text("PORTAL_MAIL_SENDER") or cls.mail_sender,
             trusted_proxies=env.number("PORTAL_TRUSTED_PROXIES", 0, 0, 10),
+            clock_file=Path(env.text("PORTAL_CLOCK_FILE"))
+            if env.text("PORTAL_CLOCK_FILE")
+            else None,
+            sweep_interval=env.number("PORTAL_SWEEP_INTERVAL", 60, 5, 3600),
+            outbox_retention_days=env.number("PORTAL_OUTBOX_RETENTION_DAYS", 30, 1, 3650),
         )
+        if production and settings.clock_file is not None:
+            raise ConfigError(
+                "PORTAL_CLOCK_FILE moves the clock for tests; it is refused when PORTAL_ENV=production"
+            )
         if production:
             _require_production_services(settings, env)
         return settings
@@ -158,7 +174,10 @@ class _Reader:
         value = self.text(name)
         if not value:
             return default
-        if not (value.isascii() and value.isdigit() and minimum <= int(value) <= maximum):
+        # Digits first, and no more of them than the maximum has: int() of thousands of
+        # digits is refused by Python itself, with a message that names no variable.
+        digits = value.isascii() and value.isdigit() and len(value) <= len(str(maximum))
+        if not (digits and minimum <= int(value) <= maximum):
             raise ConfigError(
                 f"{name} must be a whole number from {minimum} to {maximum}; it is {value!r}"
             )

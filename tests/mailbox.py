@@ -50,9 +50,36 @@ class Mailbox:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._received: list[Received] = []
+        # Replies to give instead of accepting: the next messages' (DATA), and an
+        # address's for good (RCPT).
+        self._refusals: list[str] = []
+        self._refused_addresses: dict[str, str] = {}
         self.controller: Any = None  # the server that fills it
 
+    def refuse_next(self, reply: str = "451 4.3.0 Try again later", count: int = 1) -> None:
+        """Answer the next ``count`` messages with ``reply`` instead of accepting them."""
+        with self._lock:
+            self._refusals.extend([reply] * count)
+
+    def refuse_address(self, address: str, reply: str = "550 5.1.1 No such user") -> None:
+        """Refuse every message to ``address`` (at RCPT) with ``reply``."""
+        with self._lock:
+            self._refused_addresses[address.lower()] = reply
+
+    async def handle_RCPT(  # noqa: N802 - aiosmtpd's hook name
+        self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: Any
+    ) -> str:
+        with self._lock:
+            refused = self._refused_addresses.get(address.lower())
+        if refused is not None:
+            return refused
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802 - aiosmtpd's hook name
+        with self._lock:
+            if self._refusals:
+                return self._refusals.pop(0)
         message = message_from_bytes(envelope.original_content, policy=policy.default)
         assert isinstance(message, EmailMessage)
         with self._lock:
@@ -62,6 +89,8 @@ class Mailbox:
     def clear(self) -> None:
         with self._lock:
             self._received.clear()
+            self._refusals.clear()
+            self._refused_addresses.clear()
 
     @property
     def received(self) -> list[Received]:

@@ -134,6 +134,8 @@ class OrganizationProfileForm(FlaskForm):
     )
     time_zone = SelectField(_l("Time zone"), validate_choice=False)
     territory = SelectField(_l("Country for dates and money"), validate_choice=False)
+    # Checked by the service ("4h", "1:30", "0"), which names what it accepts.
+    reminder_lead = StringField(_l("Remind before a deadline"), validators=[Length(max=100)])
 
 
 class MyTimeZoneForm(FlaskForm):

@@ -222,7 +222,9 @@ def demo(host: str, port: int, no_serve: bool) -> None:
 
 
 # The commands kept in modules of their own register on ``main`` when imported.
-from portal.cli import bench as _bench  # noqa: E402, F401
+from portal.cli import benchmarks as _benchmarks  # noqa: E402, F401
+from portal.cli import outbox as _outbox  # noqa: E402, F401
+from portal.cli import sweep as _sweep  # noqa: E402, F401
 from portal.cli import workers as _workers  # noqa: E402, F401
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,36 +3,82 @@
 from __future__ import annotations
 
 import click
+from flask import current_app
 from flask.cli import with_appcontext
 
 from portal.cli import main
+from portal.config import Settings
+
+
+def _settings() -> Settings:
+    return current_app.extensions["portal.settings"]
+
+
+def mail_transport_line(settings: Settings) -> str:
+    """One line saying where this worker's mail goes, and whether that works: a bad SMTP
+    setting is said at start-up, and the worker runs on (the outbox keeps the mail and
+    retries it) rather than exiting into a restart loop."""
+    from portal.core.health import check_smtp
+
+    if not settings.smtp_host:
+        return f"mail: no PORTAL_SMTP_HOST; messages are written to {settings.mail_directory}/"
+    problem = check_smtp(settings)
+    if problem:
+        return (
+            f"mail: WARNING {problem}. The worker runs on; mail waits in the outbox and is"
+            " retried (PORTAL_SMTP_* settings)"
+        )
+    return f"mail: SMTP {settings.smtp_host}:{settings.smtp_port} ({settings.smtp_security}), reachable"
 
 
 @main.command("worker")
-@click.option("--queue", "queue_name", default="default", show_default=True)
+@click.option(
+    "--queue",
+    "queue_name",
+    default="default",
+    show_default=True,
+    help="The one queue this process serves (run one process per queue).",
+)
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @with_appcontext
 def worker(queue_name: str, burst: bool) -> None:
-    """Run an RQ worker on PORTAL_REDIS_URL (one queue per process)."""
+    """Run an RQ worker on PORTAL_REDIS_URL, forking a process per job."""
     from portal.core.queue import redis_holder
-    from portal.core.worker import PortalWorker
+    from portal.core.worker import PortalWorker, preload_job_modules
 
     if redis_holder.embedded:
         raise click.ClickException(
             "PORTAL_REDIS_URL is not set; the demo runs its worker in-process"
         )
+    # The app is built (by the CLI, before this runs) and the job modules imported here,
+    # in the parent: every forked job starts from them instead of importing its own.
+    modules = preload_job_modules()
+    click.echo(f"worker on queue {queue_name!r}; jobs preloaded from {len(modules)} modules")
+    click.echo(mail_transport_line(_settings()))
     PortalWorker([queue_name], connection=redis_holder.get()).work(
         burst=burst, logging_level="INFO"
     )
 
 
 @main.command("scheduler")
+@click.option(
+    "--interval",
+    type=click.IntRange(5, 3600),
+    default=None,
+    help="Seconds between deadline sweeps [default: PORTAL_SWEEP_INTERVAL, or 60].",
+)
+@click.option("--queue", "queue_name", default="default", show_default=True)
 @with_appcontext
-def scheduler() -> None:
-    """Run the periodic jobs (RQ cron) on PORTAL_REDIS_URL."""
+def scheduler(interval: int | None, queue_name: str) -> None:
+    """Enqueue the periodic jobs (the deadline sweep, the outbox relay …) on
+    PORTAL_REDIS_URL. A second scheduler at once does no harm."""
     from portal.core.queue import redis_holder
-    from portal.core.schedule import build_cron
+    from portal.core.schedule import PERIODIC_JOBS, build_cron
 
     if redis_holder.embedded:
         raise click.ClickException("PORTAL_REDIS_URL is not set")
-    build_cron(redis_holder.get()).start()
+    sweep_interval = interval or _settings().sweep_interval
+    cron = build_cron(redis_holder.get(), sweep_interval, queue=queue_name)
+    for path, every in PERIODIC_JOBS:
+        click.echo(f"every {every or sweep_interval:>4} s: {path}")
+    cron.start()

@@ -72,20 +72,27 @@ class Transport(Protocol):
 class SmtpTransport:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._context: ssl.SSLContext | None = None
+
+    def _tls(self) -> ssl.SSLContext:
+        # Built once, on the first encrypted send: loading the trust store takes tens of
+        # milliseconds, too long to repeat for every message (and useless without TLS).
+        if self._context is None:
+            self._context = ssl.create_default_context()
+        return self._context
 
     def send(self, message: EmailMessage) -> None:
         s = self.settings
-        context = ssl.create_default_context()
         server: smtplib.SMTP
         if s.smtp_security == "tls":
             server = smtplib.SMTP_SSL(
-                s.smtp_host, s.smtp_port, timeout=s.smtp_timeout, context=context
+                s.smtp_host, s.smtp_port, timeout=s.smtp_timeout, context=self._tls()
             )
         else:
             server = smtplib.SMTP(s.smtp_host, s.smtp_port, timeout=s.smtp_timeout)
         with server:
             if s.smtp_security == "starttls":
-                server.starttls(context=context)
+                server.starttls(context=self._tls())
             if s.smtp_user:
                 server.login(s.smtp_user, s.smtp_password)
             server.send_message(message)

@@ -12,16 +12,31 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, String, Text, insert, or_, select, text
+from sqlalchemy import (
+    JSON,
+    ColumnElement,
+    ForeignKey,
+    Index,
+    String,
+    Text,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+)
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from portal.core.clock import clock
-from portal.core.db import Base, CreatedAt, Id, TenantScoped, table_of
+from portal.core.db import Base, CreatedAt, Id, TenantScoped, storable_ids, table_of
 from portal.core.queue import enqueue, redis_holder
 from portal.core.uow import UnitOfWork, operator_work, unit_of_work
+from portal.domain.errors import Conflict, NotFound
 
 
 class OutboxEvent(TenantScoped, CreatedAt, Base):
@@ -99,8 +114,8 @@ log = logging.getLogger(__name__)
 
 def register(prefix: str, handler: Handler) -> None:
     """Deliver events whose topic starts with ``prefix`` (e.g. "notify.") with ``handler``.
-    Handlers run in the event's own transaction and must be idempotent: the event's id
-    is their key, since delivery is at least once."""
+    Handlers run in a savepoint of their batch's transaction and must be idempotent: the
+    event's id is their key, since delivery is at least once."""
     _handlers[prefix] = handler
 
 
@@ -126,59 +141,13 @@ def _work_for(org_id: int | None) -> AbstractContextManager[UnitOfWork]:
 
 
 def dispatch_outbox(org_id: int | None, *, limit: int = 200) -> int:
-    """Deliver the organization's due events (``None``: the account events), each in
-    its own transaction; return how many were delivered. Events no handler claims yet
-    (the ledger's posting events) stay in the outbox for the consumer that will take
-    them. Safe to run concurrently: each event is claimed with ``FOR UPDATE SKIP
-    LOCKED``. An event whose last attempt failed is marked dead for an admin to see."""
-    # Unset the doorbell before scanning: an event committed from here on is either
-    # seen by the scan below or rings for a new job (see ``nudge``).
-    try:
-        redis_holder.get().delete(_doorbell(org_id))
-    except Exception as exc:  # Redis down: the scan still runs
-        log.warning("could not reset the outbox doorbell for org %s: %s", org_id, exc)
-    if not _handlers:
-        return 0
-    delivered = 0
-    for _ in range(limit):
-        with _work_for(org_id) as uow:
-            s = uow.session
-            now = clock.now()
-            event = s.scalars(
-                select(OutboxEvent)
-                .where(
-                    OutboxEvent.dispatched_at.is_(None),
-                    OutboxEvent.next_attempt_at <= now,
-                    OutboxEvent.attempts < MAX_ATTEMPTS,
-                    or_(*(OutboxEvent.topic.startswith(p) for p in _handlers)),
-                )
-                .order_by(OutboxEvent.id)
-                .limit(1)
-                .with_for_update(skip_locked=True)
-            ).first()
-            if event is None:
-                break
-            handler = handler_for(event.topic)
-            assert handler is not None
-            event.attempts += 1
-            try:
-                with s.begin_nested():
-                    handler(s, event)
-            except Exception as exc:  # a failed delivery is recorded and retried, never lost
-                event.last_error = f"{type(exc).__name__}: {exc}"[:2000]
-                event.next_attempt_at = now + backoff(event.attempts)
-                if event.attempts >= MAX_ATTEMPTS:
-                    event.dead_at = now
-                    log.error("outbox event %s (%s) is dead: %s", event.id, event.topic, exc)
-                else:
-                    log.warning("outbox event %s (%s) failed: %s", event.id, event.topic, exc)
-            else:
-                event.dispatched_at = now
-                event.last_error = None
-                delivered += 1
-    else:  # the batch is spent and more may wait (a large import's mail): ring again
-        nudge(org_id)
-    return delivered
+    """Deliver the organization's due events (``None``: the account events) in batches,
+    at most about ``limit`` of them; return how many were delivered. Safe to run
+    concurrently (``FOR UPDATE SKIP LOCKED``); see ``outbox_dispatch``."""
+    # Imported here: the dispatcher builds on this module, which stays the public face.
+    from portal.core.outbox_dispatch import dispatch_batches
+
+    return dispatch_batches(org_id, limit=limit)
 
 
 def relay_outbox() -> int:
@@ -204,3 +173,170 @@ def nudge(org_id: int | None) -> None:
             enqueue(dispatch_outbox, org_id)
     except Exception as exc:  # the outbox row is safe; only the doorbell failed
         log.warning("could not enqueue the outbox dispatch for org %s: %s", org_id, exc)
+
+
+# --- what operators see and do --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """The undelivered events of one scope (an organization, or the account mail)."""
+
+    # Waiting for a delivery (not dead), and of those, due now.
+    pending: int
+    due: int
+    # Dead letters: the last attempt failed; they wait for a person to retry them.
+    dead: int
+    oldest_pending_at: datetime | None
+
+
+def _in_scope(session: Session) -> ColumnElement[bool]:
+    """The unit of work's own rows, said explicitly (row-level security backs it)."""
+    org_id: int | None = session.info.get("org_id")
+    if org_id is None:
+        return OutboxEvent.org_id.is_(None)
+    return OutboxEvent.org_id == org_id
+
+
+def _delivered_by_us() -> ColumnElement[bool]:
+    # Events no handler claims yet (the ledger's postings) wait for their consumer: they
+    # are no backlog of this portal's.
+    return or_(*(OutboxEvent.topic.startswith(p) for p in _handlers))
+
+
+_UNDELIVERED = OutboxEvent.dispatched_at.is_(None)
+_DEAD = OutboxEvent.dead_at.is_not(None)
+
+
+def backlog_in(session: Session, now: datetime) -> Backlog:
+    """How much of the unit of work's scope waits, in one statement."""
+    if not _handlers:
+        return Backlog(0, 0, 0, None)
+    waiting = _UNDELIVERED & OutboxEvent.dead_at.is_(None)
+    row = session.execute(
+        select(
+            func.count().filter(waiting),
+            func.count().filter(waiting & (OutboxEvent.next_attempt_at <= now)),
+            func.count().filter(_UNDELIVERED & _DEAD),
+            func.min(OutboxEvent.created_at).filter(waiting),
+        ).where(_in_scope(session), _UNDELIVERED, _delivered_by_us())
+    ).one()
+    return Backlog(int(row[0]), int(row[1]), int(row[2]), row[3])
+
+
+def dead_letters_in(session: Session, limit: int = 50) -> list[OutboxEvent]:
+    """The scope's dead letters, the newest first."""
+    return list(
+        session.scalars(
+            select(OutboxEvent)
+            .where(_in_scope(session), _UNDELIVERED, _DEAD)
+            .order_by(OutboxEvent.dead_at.desc(), OutboxEvent.id.desc())
+            .limit(limit)
+        )
+    )
+
+
+def retry_dead_in(session: Session, outbox_id: int) -> OutboxEvent:
+    """Give a dead letter of the unit of work's scope a new round of attempts, due now.
+    Its last error stays until the next attempt replaces it. Another scope's id, or
+    none, is not found; a delivered event, or one still being tried, is refused."""
+    if not storable_ids([outbox_id]):
+        raise NotFound("outbox_event")
+    event = session.scalars(
+        select(OutboxEvent).where(_in_scope(session), OutboxEvent.id == outbox_id).with_for_update()
+    ).first()
+    if event is None:
+        raise NotFound("outbox_event")
+    if event.dispatched_at is not None:
+        raise Conflict("outbox_already_delivered", id=outbox_id)
+    if event.dead_at is None:
+        raise Conflict("outbox_not_dead", id=outbox_id)
+    event.dead_at = None
+    event.attempts = 0
+    event.next_attempt_at = clock.now()
+    return event
+
+
+def prune_delivered_in(session: Session, before: datetime) -> int:
+    """Delete the scope's events delivered before ``before``; return how many. Only
+    delivered rows: the database refuses any other to the app role, and the platform
+    operator (who may) names the condition too."""
+    result = session.execute(
+        delete(OutboxEvent)
+        .where(
+            _in_scope(session),
+            OutboxEvent.dispatched_at.is_not(None),
+            OutboxEvent.dispatched_at < before,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+def _scopes() -> list[tuple[int | None, str | None]]:
+    """The account mail (None) and every organization, by id and address."""
+    with operator_work() as uow:
+        orgs = uow.session.execute(text("SELECT id, slug FROM organization ORDER BY id")).all()
+    return [(None, None), *((row.id, row.slug) for row in orgs)]
+
+
+def outbox_status(org_slug: str | None = None) -> list[tuple[str | None, Backlog]]:
+    """Each organization's backlog (by address; None: the account mail), for operators."""
+    report: list[tuple[str | None, Backlog]] = []
+    now = clock.now()
+    for org_id, slug in _scopes():
+        if org_slug is not None and slug != org_slug:
+            continue
+        with _work_for(org_id) as uow:
+            report.append((slug, backlog_in(uow.session, now)))
+    return report
+
+
+def retry_dead_letters(
+    ids: list[int] | None = None, *, org_slug: str | None = None
+) -> list[tuple[str | None, int]]:
+    """Retry the dead letters with ``ids`` wherever they are, or (``ids`` None) every dead
+    letter, of one organization with ``org_slug``. Returns (organization, id) of each
+    retried; ids that name no dead letter are left out. Each scope is nudged."""
+    wanted = storable_ids(ids or []) if ids is not None else None
+    retried: list[tuple[str | None, int]] = []
+    for org_id, slug in _scopes():
+        if org_slug is not None and slug != org_slug:
+            continue
+        with _work_for(org_id) as uow:
+            s = uow.session
+            dead = select(OutboxEvent.id).where(_in_scope(s), _UNDELIVERED, _DEAD)
+            if wanted is not None:
+                dead = dead.where(OutboxEvent.id.in_(wanted))
+            found = list(s.scalars(dead.order_by(OutboxEvent.id)))
+            for outbox_id in found:
+                retry_dead_in(s, outbox_id)
+            if found:
+                uow.after_commit(_nudger(org_id))
+        retried += [(slug, outbox_id) for outbox_id in found]
+    return retried
+
+
+def _nudger(org_id: int | None) -> Callable[[], None]:
+    return lambda: nudge(org_id)
+
+
+def prune_outbox(
+    retention_days: int | None = None, *, org_slug: str | None = None
+) -> dict[str | None, int]:
+    """Delete delivered events older than the retention (``PORTAL_OUTBOX_RETENTION_DAYS``
+    when not given), each organization in its own unit of work and the account mail in
+    the platform's (or only the organization at ``org_slug``); returns how many per
+    organization address (None: account mail)."""
+    if retention_days is None:
+        from portal.config import Settings
+
+        retention_days = Settings.from_env().outbox_retention_days
+    before = clock.now() - timedelta(days=retention_days)
+    pruned: dict[str | None, int] = {}
+    for org_id, slug in _scopes():
+        if org_slug is not None and slug != org_slug:
+            continue
+        with _work_for(org_id) as uow:
+            pruned[slug] = prune_delivered_in(uow.session, before)
+    return pruned

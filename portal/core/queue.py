@@ -17,6 +17,11 @@ from rq import Queue, SimpleWorker
 from rq.timeouts import TimerDeathPenalty
 
 DEFAULT_QUEUE = "default"
+# The deadline sweep's per-organization jobs, apart from the outbox's deliveries (which
+# the sweep itself causes by the thousand): a worker of its own keeps deadlines on time
+# whatever mail is waiting. Run `portal worker --queue sweep` beside the default one.
+SWEEP_QUEUE = "sweep"
+QUEUES = (DEFAULT_QUEUE, SWEEP_QUEUE)
 log = logging.getLogger(__name__)
 
 
@@ -46,9 +51,12 @@ def get_queue(name: str = DEFAULT_QUEUE) -> Queue:
     return Queue(name, connection=redis_holder.get())
 
 
-def enqueue(func: Callable[..., Any] | str, *args: Any, **kwargs: Any) -> Any:
-    """Queue ``func`` (or its dotted path, so a service need not import its job)."""
-    queue = get_queue()
+def enqueue(
+    func: Callable[..., Any] | str, *args: Any, queue_name: str = DEFAULT_QUEUE, **kwargs: Any
+) -> Any:
+    """Queue ``func`` (or its dotted path, so a service need not import its job) on
+    ``queue_name``."""
+    queue = get_queue(queue_name)
     # One call for each, so RQ's typing sees a function or a path, never the union.
     if isinstance(func, str):
         return queue.enqueue(func, *args, **kwargs)
@@ -71,7 +79,7 @@ class ThreadWorker(SimpleWorker):
 class EmbeddedWorker:
     """Runs a ThreadWorker over the embedded queue in a daemon thread."""
 
-    def __init__(self, connection: Redis, queues: tuple[str, ...] = (DEFAULT_QUEUE,)) -> None:
+    def __init__(self, connection: Redis, queues: tuple[str, ...] = QUEUES) -> None:
         self.connection = connection
         self.queues = queues
         self._thread: threading.Thread | None = None

@@ -125,6 +125,8 @@ APP_PRIVILEGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "notice_preference": ("SELECT, INSERT", ("channels", "email_digest", "updated_at")),
     "mail_digest": ("SELECT, INSERT", ()),
     "heartbeat": ("SELECT", ("beat_at", "detail")),
+    # Read by the readiness check (is the database at the migration head?).
+    "alembic_version": ("SELECT", ()),
 }
 
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")

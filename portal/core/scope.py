@@ -42,6 +42,9 @@ def _set_database_tenant(session: Session, _txn: Any, connection: Connection) ->
     # transaction-local equivalent, so a pooled connection forgets it at commit.
     if connection.dialect.name != "postgresql":
         return
+    # A savepoint inherits its transaction's settings: nothing to set again.
+    if _txn.nested:
+        return
     connection.execute(_SET_SCOPE, _scope_values(session.info))
 
 

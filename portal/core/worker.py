@@ -2,10 +2,32 @@
 
 from __future__ import annotations
 
+import importlib
+
 from rq import Queue, Worker
 from rq.job import Job
 
 from portal.core.db import db
+from portal.core.schedule import PERIODIC_JOBS
+
+# Every module whose functions are enqueued (by dotted path, like the services do), so
+# the parent imports them once and each forked job starts warm: a child that imports
+# them itself runs about a third as many jobs a second (DESIGN §10).
+JOB_MODULES = (
+    "portal.accounts.jobs",
+    "portal.orgchart.jobs",
+    "portal.deadlines.jobs",
+    "portal.core.outbox",
+    "portal.core.health",
+)
+
+
+def preload_job_modules() -> list[str]:
+    """Import every job module (those of the periodic jobs too); return their names."""
+    names = sorted({*JOB_MODULES, *(path.rsplit(".", 1)[0] for path, _ in PERIODIC_JOBS)})
+    for name in names:
+        importlib.import_module(name)
+    return names
 
 
 class PortalWorker(Worker):

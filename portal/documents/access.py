@@ -228,4 +228,5 @@ def principal_of(actor: Actor | SystemActor, chart: ChartSnapshot) -> Principal:
         if seat_id is not None and seat_id in chart.seats:
             unit_row = chart.units.get(chart.seats[seat_id].unit_id)
             unit = unit_row.code if unit_row else None
-    return Principal(actor.member_id, frozenset(actor.roles), unit)
+    system = isinstance(actor, SystemActor) and actor.deadline_sweep
+    return Principal(actor.member_id, frozenset(actor.roles), unit, system=system)

@@ -48,6 +48,9 @@ from portal.orgchart.queries import gap_names_in, load_chart
 _DOC = table_of(Document)
 _TASK = table_of(Task)
 _DECISION = table_of(Decision)
+# The deadline sweep writes tasks and decisions beside the pipeline, under the same
+# document lock (``deadlines.services``).
+DOCUMENT_TABLE, TASK_TABLE, DECISION_TABLE = _DOC, _TASK, _DECISION
 
 _ADVANCE = (
     update(_DOC)
@@ -109,6 +112,21 @@ def transition_document(
     that would strand the document carries the names of what it is about)."""
     with unit_of_work_for(actor) as uow:
         return _transition_in(uow, actor, reference, transition, seen_state, comment, request_id)
+
+
+def transition_in(
+    uow: UnitOfWork,
+    actor: Actor | SystemActor,
+    reference: str,
+    transition: str,
+    *,
+    seen_state: str,
+    comment: str = "",
+    request_id: str | None = None,
+) -> Moved:
+    """``transition_document`` inside a unit of work the caller holds (the deadline
+    sweep, with the document row locked already): no transaction of its own."""
+    return _transition_in(uow, actor, reference, transition, seen_state, comment, request_id)
 
 
 @dataclass(frozen=True)
@@ -289,10 +307,12 @@ def open_tasks(
     *,
     level: int = 0,
     via: str | None = None,
+    ids: list[int] | None = None,
 ) -> int:
     """Open the planned tasks, each with the moment the deadline sweep first has work
-    for it (``domain.deadlines``). ``level`` and ``via``: tasks the sweep opens above a
-    step's own approvers (an escalation, a reassignment)."""
+    for it (``domain.deadlines``); returns how many. ``level`` and ``via``: tasks the
+    sweep opens above a step's own approvers (an escalation, a reassignment); ``ids``
+    receives the new tasks' ids (the decision's own path needs none, and reads none)."""
     rows = []
     for plan in plans:
         escalated = {m for m, _gap in plan.escalated}
@@ -317,7 +337,9 @@ def open_tasks(
                     "sweep_at": sweep_at,
                 }
             )
-    if rows:
+    if rows and ids is not None:
+        ids.extend(session.connection().scalars(insert(_TASK).returning(_TASK.c.id), rows))
+    elif rows:
         session.connection().execute(insert(_TASK), rows)
     return len(rows)
 

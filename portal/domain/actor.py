@@ -60,6 +60,9 @@ class SystemActor:
     territory: str | None = None
     own_time_zone: None = None
     reminder_lead_minutes: int = 240
+    # The deadline sweep firing a state's automatic transition: authorised as the system
+    # (``authority.Principal.system``). Every other platform act decides nothing.
+    deadline_sweep: bool = False
 
     @property
     def display_time_zone(self) -> str:

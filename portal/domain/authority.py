@@ -7,7 +7,9 @@ chart as it stands — never by the requester themselves, never by whoever raise
 dispute being closed, and never by a smaller band standing in for a higher one that
 found nobody. An open task assigned to the actor (handed over, escalated) carries
 authority of its own. Under exclusive approval, whoever decided another approval step
-of the document is refused whatever their authority (``domain.exclusive``).
+of the document is refused whatever their authority (``domain.exclusive``). The system
+(a state's deadline firing its automatic transition) is authorised for any gate but the
+requester's, recorded ``via`` system; a member never is.
 """
 
 from __future__ import annotations
@@ -48,6 +50,9 @@ class Principal:
     member_id: int | None
     roles: frozenset[str] = frozenset()
     unit: str | None = None
+    # The system itself firing a state's automatic transition when its deadline passes
+    # (``domain.deadlines``): authorised for any gate but the requester's. Never a member.
+    system: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,11 @@ def authorize(
         band = None
     eligible = band.members if band else ()
     floor = band.floor if band else None
+    if actor.system and actor.member_id is None:
+        # The flow's own deadline decides: recorded as the system, with the step's
+        # eligible set as it stood.
+        left = _without_spent(graph, gate_state, document, eligible)
+        return Authority(Via.SYSTEM, None, gate_state, floor, left, resolutions)
     source = graph.state(transition.from_state)
     if (
         source is not None

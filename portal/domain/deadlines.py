@@ -52,6 +52,10 @@ class Outcome:
 # A ``remind`` deadline reminds at the deadline and then once a period, this many in all.
 MAX_REMINDERS = 3
 
+# The gate of the history rows the sweep writes for its own acts (an escalation, a
+# reassignment, a gap): no gate of the flow, nobody's decision of a step.
+DEADLINE_GATE = "deadline"
+
 
 @dataclass(frozen=True)
 class Effect:

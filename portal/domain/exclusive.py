@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from portal.domain.deadlines import DEADLINE_GATE
 from portal.domain.graph import Gate, Graph
 
 # The refusal code and the gap reason.
@@ -78,8 +79,9 @@ def step_of(graph: Graph, transition: str, from_state: str, to_state: str, gate:
 
 def counts(graph: Graph, gate: str, to_state: str) -> bool:
     """Whether a decision through ``gate`` into ``to_state`` counts as deciding a step:
-    a grant's decision that moves the document forward."""
-    return gate != Gate.REQUESTER and graph.moves_forward(to_state)
+    a grant's decision that moves the document forward (the deadline sweep's own rows,
+    an escalation or a reassignment, decide nothing)."""
+    return gate not in (Gate.REQUESTER, DEADLINE_GATE) and graph.moves_forward(to_state)
 
 
 def steps_decided(graph: Graph, decisions: Iterable[PriorDecision]) -> dict[int, frozenset[str]]:

@@ -16,10 +16,14 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from portal.accounts.queries import member_names
+from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
+from portal.documents.queries.handovers import handed_from, handovers_in
 from portal.documents.queries.next_steps import NextStep, count_next_steps_in, next_steps_in
 from portal.documents.queries.tasks import count_open_tasks_in, open_task_rows_in
 from portal.domain.actor import Actor
+from portal.domain.authority import Via
 from portal.domain.graph import Graph
 from portal.flows import queries as flows
 from portal.notifications.queries import count_unread_in
@@ -29,7 +33,8 @@ DEFAULT_LIMIT = 200
 
 @dataclass(frozen=True, slots=True)
 class InboxRow:
-    # The fields come in the order of ``OPEN_TASK_COLUMNS``.
+    document_id: int
+    # The fields from here come in the order of ``OPEN_TASK_COLUMNS``.
     reference: str
     title: str
     requester_name: str
@@ -43,8 +48,14 @@ class InboxRow:
     # When the task was opened, and when the document entered its state.
     created_at: datetime
     state_entered_at: datetime
+    # How the member came by the task: grant, delegation, escalation, reassignment.
+    via: str
     # The pinned flow version's graph, for state and transition labels.
     graph: Graph
+    # Whom a passing deadline escalated or reassigned the task from, if it did.
+    from_name: str | None = None
+    # Whom a passing deadline brought in above the member on this task.
+    escalated_to: tuple[str, ...] = ()
 
     def is_overdue(self, now: datetime) -> bool:
         return self.due_at is not None and self.due_at < now
@@ -77,7 +88,46 @@ def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT) -> InboxPage:
             page = _page_of(uow.session, actor.org_id, tasks, limit)
         assert actor.member_id is not None
         steps = next_steps_in(uow.session, actor.org_id, actor.member_id)
-        return replace(page, unread=count_unread_in(connection, actor), steps=tuple(steps))
+        rows = _with_handovers(uow.session, actor.org_id, actor.member_id, page.rows, clock.now())
+        return replace(
+            page, rows=rows, unread=count_unread_in(connection, actor), steps=tuple(steps)
+        )
+
+
+def _with_handovers(
+    session: Session, org_id: int, member_id: int, rows: list[InboxRow], now: datetime
+) -> list[InboxRow]:
+    """The rows, with what a passing deadline did: whom a task handed to the member came
+    from, and whom an overdue task of theirs was escalated to. One read, and only when
+    such a row is on the page (a deadline escalates only once it passed)."""
+    handed = (Via.ESCALATION, Via.REASSIGNMENT)
+    asked = [r.document_id for r in rows if r.via in handed or r.is_overdue(now)]
+    if not asked:
+        return rows
+    handovers = handovers_in(session, org_id, asked)
+    if not handovers:
+        return rows
+    ids: set[int | None] = set()
+    for found in handovers.values():
+        for h in found:
+            ids |= {h.from_member, *h.to_members}
+    names = member_names(session, ids)
+    out = []
+    for row in rows:
+        # Only what happened in the state's current visit.
+        mine = [
+            h for h in handovers.get(row.document_id, ()) if h.decided_at >= row.state_entered_at
+        ]
+        source = handed_from(mine, member_id) if row.via in handed else None
+        above = dict.fromkeys(m for h in mine if h.from_member == member_id for m in h.to_members)
+        if source is not None or above:
+            row = replace(
+                row,
+                from_name=names.get(source.from_member or 0) if source is not None else None,
+                escalated_to=tuple(names.get(m, f"#{m}") for m in above if m != member_id),
+            )
+        out.append(row)
+    return out
 
 
 def _page_of(session: Session, org_id: int, tasks: list[Any], limit: int) -> InboxPage:
@@ -96,7 +146,7 @@ def _page_of(session: Session, org_id: int, tasks: list[Any], limit: int) -> Inb
         graph = graphs.get(pinned)
         if graph is None:
             graph = graphs[pinned] = flows.version_in(session, org_id, *pinned).graph
-        rows[document_id] = InboxRow(*(*columns, graph))
+        rows[document_id] = InboxRow(document_id, *(*columns, graph))
     return InboxPage(list(rows.values()), more, tasks[0].total if tasks else 0)
 
 

@@ -22,12 +22,14 @@ _ROW = (
     '<tr{row_class} data-reference="{reference}">'
     '<td><input type="checkbox" name="items" value="{value}" id="pick-{reference}" aria-label="{select}"{checked}></td>'
     '<th scope="row"><a href="{url}">{reference}</a></th>'
-    "<td>{title}</td><td>{requester}</td>"
+    "<td>{title}{via}</td><td>{requester}</td>"
     '<td class="num">{amount}</td>'
     '<td><span class="tag state-chip tone-{tone}">{state}</span></td><td>{age}</td>'
     "<td>{due}</td></tr>\n"
 )
 _NO_DUE = '<span class="muted">—</span>'
+# How the reader came by the task, when a deadline handed it over ("escalated to you from …").
+_VIA = '<span class="tag warn inbox-via" data-via="{via}">{text}</span>'
 _DUE = '<span class="tag">{text}</span>'
 _DUE_SOON = '<span class="tag {tone}" title="{title}">{text}</span>'
 
@@ -57,9 +59,12 @@ def row_html(
     due_text: str,
     due_title: str,
     checked: bool,
+    via: str = "",
+    via_text: str = "",
 ) -> Markup:
     """``due`` is "overdue", "today", "later" or None; the texts are already in the
-    reader's language; ``tone`` is the state's (``domain.diagram.state_tone``)."""
+    reader's language; ``tone`` is the state's (``domain.diagram.state_tone``);
+    ``via_text`` (with ``via``, escalation or reassignment) says how the task came."""
     if due is None:
         due_cell = _NO_DUE
     elif due == "later":
@@ -73,6 +78,7 @@ def row_html(
         _ROW.format(
             row_class=' class="overdue"' if due == "overdue" else "",
             checked=" checked" if checked else "",
+            via=_VIA.format(via=_escaped(via), text=_escaped(via_text)) if via_text else "",
             due=due_cell,
             reference=_escaped(reference),
             value=_escaped(value),

@@ -25,6 +25,7 @@ from portal.core.clock import clock
 from portal.documents import bulk as bulk_decisions
 from portal.documents.queries.next_steps import NextStep
 from portal.documents.views.waiting import decided_phrase
+from portal.domain.authority import Via
 from portal.domain.diagram import state_tone
 from portal.domain.editing import is_draft
 from portal.domain.errors import DomainError
@@ -145,10 +146,29 @@ def _lines(page: queries.InboxPage, checked: set[str]) -> list[Line]:
                     due_text=due_text,
                     due_title=due_title,
                     checked=value in checked,
+                    via="escalated_away" if row.escalated_to and not row.from_name else row.via,
+                    via_text=_via_text(row),
                 ),
             )
         )
     return lines
+
+
+def _via_text(row: InboxRow) -> str:
+    """ "escalated to you from Nurul Huda" when a deadline (or a vacant seat) brought
+    the task to the reader, "escalated to Zainal Abidin" when a deadline brought someone
+    in above them; "" otherwise."""
+    if row.via == Via.ESCALATION:
+        if row.from_name:
+            return _("escalated to you from %(name)s", name=row.from_name)
+        return _("escalated to you")
+    if row.via == Via.REASSIGNMENT:
+        if row.from_name:
+            return _("reassigned to you from %(name)s", name=row.from_name)
+        return _("reassigned to you")
+    if row.escalated_to:
+        return _("escalated to %(names)s", names=_(", ").join(row.escalated_to))
+    return ""
 
 
 @dataclass(frozen=True)

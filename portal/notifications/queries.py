@@ -9,7 +9,8 @@ counted by the bell.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -27,12 +28,24 @@ from portal.documents.queries.notices import (
     task_still_open,
 )
 from portal.domain.actor import Actor
+from portal.domain.notice_preferences import NoticeKind, NoticeSettings, settings_of
 from portal.notifications.models import Notification
+from portal.notifications.preferences import stored_preferences_in
 from portal.orgchart.queries import gap_names, seat_labels_in
 
 NOTIFICATIONS_SHOWN = 50
 TASK_ASSIGNED = "notice_task_assigned"
 DOCUMENT_MOVED = "notice_document_moved"
+DUE_SOON = "notice_due_soon"
+OVERDUE = "notice_overdue"
+ESCALATED = "notice_escalated"
+ESCALATED_AWAY = "notice_escalated_away"
+REASSIGNED = "notice_reassigned"
+ESCALATION_GAP = "notice_escalation_gap"
+AUTO_REFUSED = "notice_auto_refused"
+# "Waiting for your decision" notices that name the decision that opened the task: once
+# the task closes they are superseded, and the bell stops counting them.
+WAITING = (TASK_ASSIGNED, ESCALATED)
 
 
 @dataclass(frozen=True)
@@ -55,6 +68,8 @@ class NotificationView:
     # sentence needs (the vacant seat).
     escalated_reason: str | None = None
     escalated_names: dict[str, object] | None = None
+    # The names of the members the notice speaks of (escalated from, reassigned to).
+    people: dict[int, str] = field(default_factory=dict)
 
     @property
     def needs_attention(self) -> bool:
@@ -87,9 +102,7 @@ def notifications_page(actor: Actor) -> NotificationList:
             .limit(NOTIFICATIONS_SHOWN)
         ).all()
         assert actor.member_id is not None
-        facts = notice_facts_in(s, actor.org_id, actor.member_id, (n.document_id for n in rows))
-        gaps = _escalation_names(s, {n.id: n.params.get("escalated_past") for n in rows})
-        items = [_view(n, facts, gaps) for n in rows]
+        items = notification_views_in(s, actor.org_id, actor.member_id, rows)
         connection = s.connection()
         return NotificationList(
             items,
@@ -98,15 +111,43 @@ def notifications_page(actor: Actor) -> NotificationList:
         )
 
 
+def notification_views_in(
+    session: Session, org_id: int, member_id: int, rows: Sequence[Notification]
+) -> list[NotificationView]:
+    """``rows`` (the member's notifications) with what each is about, as it stands now:
+    the bell's page, a notice's mail and the digest read them alike."""
+    facts = notice_facts_in(session, org_id, member_id, (n.document_id for n in rows))
+    gaps = _escalation_names(session, {n.id: _gap_of(n) for n in rows})
+    people = member_names(session, (m for n in rows for m in _people_in(n.params)))
+    return [_view(n, facts, gaps, people) for n in rows]
+
+
+def _gap_of(n: Notification) -> Any:
+    # Why a task came past a gap, or — for the admins' notice — the gap itself.
+    return n.params.get("gap") if n.code == ESCALATION_GAP else n.params.get("escalated_past")
+
+
+def _people_in(params: dict[str, Any]) -> list[int]:
+    found: list[int] = []
+    for key in ("from_member", "from_members", "to_members"):
+        value = params.get(key)
+        values = value if isinstance(value, list) else [value]
+        found.extend(i for i in map(_id, values) if i is not None)
+    return found
+
+
 def _view(
-    n: Notification, facts: NoticeFacts, gaps: dict[int, tuple[str, dict[str, object]]]
+    n: Notification,
+    facts: NoticeFacts,
+    gaps: dict[int, tuple[str, dict[str, object]]],
+    people: dict[int, str],
 ) -> NotificationView:
     params = dict(n.params)
     document = facts.documents.get(n.document_id) if n.document_id is not None else None
     cause = facts.decision(n.document_id, params.get("decision")) if n.document_id else None
     superseded, superseded_by = False, None
     state = params.get("state")
-    if n.code == TASK_ASSIGNED and n.document_id is not None and isinstance(state, str):
+    if n.code in WAITING and n.document_id is not None and isinstance(state, str):
         seq = params.get("decision")
         superseded = not facts.still_waiting(n.document_id, seq, state)
         if superseded:
@@ -125,6 +166,7 @@ def _view(
         superseded_by,
         reason,
         names,
+        {m: name for m, name in people.items() if m in _people_in(params)},
     )
 
 
@@ -147,7 +189,7 @@ def _escalation_names(
                 position_id=_id(g.get("position_id")),
                 member_id=_id(g.get("member_id")),
                 unit_id=None,
-                role=None,
+                role=g.get("role"),
                 seats=seats,
                 members=members,
                 units={},
@@ -172,7 +214,7 @@ _MINE_UNREAD = (
 _UNREAD = select(func.count(Notification.id)).where(
     _MINE_UNREAD,
     or_(
-        Notification.code != TASK_ASSIGNED,
+        Notification.code.not_in(WAITING),
         Notification.document_id.is_(None),
         task_still_open(
             bindparam("org"),
@@ -201,3 +243,17 @@ def count_unread_in(connection: Connection, actor: Actor) -> int:
     that still stand."""
     count = connection.execute(_UNREAD, _params(actor))
     return int(count.scalar_one())
+
+
+def notice_preferences_of(actor: Actor) -> NoticeSettings:
+    """The member's notice preferences, whole (the defaults where they chose nothing)."""
+    with unit_of_work_for(actor) as uow:
+        stored = stored_preferences_in(uow.session, [actor.member_id]).get(actor.member_id)
+    if stored is None:
+        return settings_of(None, False)
+    return settings_of(stored.channels, stored.email_digest)
+
+
+def offered_kinds(actor: Actor) -> tuple[NoticeKind, ...]:
+    """The kinds a member chooses about: the admins' alerts only for admins."""
+    return tuple(k for k in NoticeKind if k is not NoticeKind.ADMIN or actor.is_admin)

@@ -1,4 +1,5 @@
-"""Marking a member's notifications read: one, all, or the one being opened."""
+"""Marking a member's notifications read (one, all, or the one being opened), and keeping
+how they choose to hear of things."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from portal.core.db import rows_changed, storable_ids
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor
 from portal.domain.errors import NotFound
-from portal.notifications.models import Notification
+from portal.domain.notice_preferences import NoticeSettings
+from portal.notifications.models import NoticePreference, Notification
 
 
 def mark_notifications_read(actor: Actor, ids: list[int] | None = None) -> int:
@@ -50,3 +52,20 @@ def open_notification(actor: Actor, notification_id: int) -> str | None:
             found.read_at = clock.now()
         reference = found.params.get("reference")
         return reference if isinstance(reference, str) else None
+
+
+def save_notice_preferences(actor: Actor, settings: NoticeSettings) -> NoticeSettings:
+    """Keep the member's choices: only what differs from the defaults is stored, so a
+    better default later reaches whoever never chose otherwise."""
+    with unit_of_work_for(actor) as uow:
+        s = uow.session
+        row = s.scalars(
+            select(NoticePreference).where(NoticePreference.member_id == actor.member_id)
+        ).first()
+        if row is None:
+            row = NoticePreference(member_id=actor.member_id, channels={})
+            s.add(row)
+        row.channels = settings.overrides()
+        row.email_digest = settings.email_digest
+        row.updated_at = clock.now()
+    return settings

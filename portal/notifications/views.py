@@ -1,18 +1,33 @@
-"""The bell: a member's in-app notifications (task assigned, document moved), worded in
-the reader's language when shown; opening one marks it read and leads to its document;
-marking one or all read."""
+"""The bell: a member's in-app notifications (tasks, reminders, escalations, documents
+moved), worded in the reader's language when shown; opening one marks it read and leads
+to its document; marking one or all read; and the member's notice preferences (which
+kinds reach them in the portal and by mail, and a daily digest instead of single mails)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, g, redirect, render_template, request, url_for
+from flask import Blueprint, flash, g, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import get_locale
+from flask_babel import gettext as _
 from flask_login import login_required
 
+from portal.domain.errors import DomainError
+from portal.domain.notice_preferences import (
+    CHANNELS,
+    DEFAULTS,
+    NoticeSettings,
+    field_name,
+    read_preference_form,
+)
 from portal.domain.text_input import is_id
-from portal.notifications.queries import notifications_page
-from portal.notifications.services import mark_notifications_read, open_notification
+from portal.notifications.queries import notice_preferences_of, notifications_page, offered_kinds
+from portal.notifications.services import (
+    mark_notifications_read,
+    open_notification,
+    save_notice_preferences,
+)
 from portal.notifications.wording import notice_text
+from portal.web.messages import message_for
 from portal.web.tenancy import current_actor
 
 bp = Blueprint("notifications", __name__, url_prefix="/o/<org>/notifications")
@@ -56,3 +71,37 @@ def mark_read() -> ResponseReturnValue:
         ids = []
     mark_notifications_read(current_actor(), ids)
     return redirect(url_for("notifications.index"))
+
+
+@bp.route("/preferences", methods=["GET", "POST"])
+@login_required
+def preferences() -> ResponseReturnValue:
+    """Which kinds of notice reach the member in the portal and by mail (every box of the
+    form is sent when ticked; one not sent is off), and the daily digest."""
+    actor = current_actor()
+    current = notice_preferences_of(actor)
+    if request.method == "GET":
+        return _preferences_page(current)
+    pairs = [(k, v) for k, v in request.form.items(multi=True) if k != "csrf_token"]
+    try:
+        chosen = read_preference_form(pairs, shown=offered_kinds(actor), current=current)
+    except DomainError as error:
+        return _preferences_page(current, error=message_for(error), status=422)
+    save_notice_preferences(actor, chosen)
+    flash(_("Your notification preferences are saved."), "success")
+    return redirect(url_for(".preferences"), code=303)
+
+
+def _preferences_page(
+    settings: NoticeSettings, *, error: str | None = None, status: int = 200
+) -> ResponseReturnValue:
+    kinds = offered_kinds(current_actor())
+    return render_template(
+        "notifications/preferences.html",
+        kinds=kinds,
+        channels=CHANNELS,
+        settings=settings,
+        defaults=DEFAULTS,
+        field_name=field_name,
+        error=error,
+    ), status

@@ -59,7 +59,15 @@ BREACHES: dict[str, list[tuple[str, str]]] = {
         ("portal.documents.access", "portal.documents.transitions"),
         ("portal.documents.services", "portal.documents.views.detail"),
     ],
-    "notifications-layers": [("portal.notifications.models", "portal.notifications.queries")],
+    "notifications-layers": [
+        ("portal.notifications.models", "portal.notifications.queries"),
+        ("portal.notifications.delivery", "portal.notifications.mail"),
+    ],
+    "deadlines-layers": [
+        ("portal.deadlines.queries", "portal.deadlines.effects"),
+        ("portal.deadlines.effects", "portal.deadlines.jobs"),
+    ],
+    "operations-layers": [("portal.operations.queries", "portal.operations.views")],
     "inbox-layers": [("portal.inbox.queries", "portal.inbox.views")],
     "home-layers": [("portal.home.queries", "portal.home.views")],
     "services-know-no-request": [

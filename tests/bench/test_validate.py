@@ -5,7 +5,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from portal.bench.validate import BENCH_CURRENCY, capped_graph
-from portal.cli import bench
+from portal.cli.benchmarks import bench
 from portal.domain.graph import MAX_GRANTS, MAX_STATES, MAX_TRANSITIONS
 from portal.domain.validate import validate
 

@@ -114,7 +114,7 @@ EXPECTED = {
     "notice_preference": ({"SELECT", "INSERT"}, {"channels", "email_digest", "updated_at"}),
     "mail_digest": ({"SELECT", "INSERT"}, set()),
     "heartbeat": ({"SELECT"}, {"beat_at", "detail"}),
-    "alembic_version": (set(), set()),
+    "alembic_version": ({"SELECT"}, set()),
 }
 
 

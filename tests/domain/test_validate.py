@@ -233,7 +233,7 @@ BREAKS: dict[str, Callable[[Graph], Graph]] = {
     "approval_unsupported": lambda g: with_state(g, 1, approval="all"),
     "escalate_after_invalid": lambda g: with_state(g, 1, escalate_after="2w"),
     "deadline_after_invalid": lambda g: with_state(
-        g, 1, deadline=Deadline(after="2m", on_breach=BreachAction.REMIND)
+        g, 1, deadline=Deadline(after="0m", on_breach=BreachAction.REMIND)
     ),
     "deadline_action_unknown": lambda g: with_state(
         g, 1, deadline=Deadline(after="48h", on_breach="panic")

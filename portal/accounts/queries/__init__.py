@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import ColumnElement, ScalarSelect, func, select
+from sqlalchemy import ColumnElement, ScalarSelect, Select, func, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.models import Membership, Organization, User
@@ -212,11 +212,13 @@ def active_member_ids_in(session: Session, member_ids: Iterable[int | None]) -> 
     ids = storable_ids(member_ids)
     if not ids:
         return set()
-    return set(
-        session.scalars(
-            select(Membership.id).where(Membership.id.in_(ids), Membership.active.is_(True))
-        )
-    )
+    return set(session.scalars(active_members_among(ids)))
+
+
+def active_members_among(member_ids: set[int]) -> Select[tuple[int]]:
+    """The ids of those of ``member_ids`` (storable ids) that are active members here, as
+    a statement a caller may build on (one statement instead of two)."""
+    return select(Membership.id).where(Membership.id.in_(member_ids), Membership.active.is_(True))
 
 
 # --- users, organizations, members ----------------------------------------------------
@@ -280,3 +282,50 @@ def get_member(actor: Actor | SystemActor, member_id: int) -> MemberRow:
     if not rows:
         raise NotFound("member")
     return rows[0]
+
+
+@dataclass(frozen=True)
+class MailRecipient:
+    """A member as mail to them is written: their address, their language (their own,
+    else the organization's) and their zone (their own here, else the organization's)."""
+
+    member_id: int
+    email: str
+    name: str
+    locale: str
+    time_zone: str
+    territory: str | None
+    org_slug: str
+    org_name: str
+
+
+def mail_recipients_in(
+    session: Session, member_ids: Iterable[int | None]
+) -> dict[int, MailRecipient]:
+    """Those of ``member_ids`` that may be mailed, by id, in one statement: an active
+    member with an active account of an organization that is not archived. Nobody else
+    is mailed, whatever they were sent before they left."""
+    ids = storable_ids(member_ids)
+    if not ids:
+        return {}
+    rows = session.execute(
+        select(
+            Membership.id,
+            User.email,
+            User.name,
+            func.coalesce(User.locale, Organization.default_locale),
+            func.coalesce(Membership.time_zone, Organization.time_zone),
+            Organization.territory,
+            Organization.slug,
+            Organization.name,
+        )
+        .join(User, User.id == Membership.user_id)
+        .join(Organization, Organization.id == Membership.org_id)
+        .where(
+            Membership.id.in_(ids),
+            Membership.active.is_(True),
+            User.active.is_(True),
+            Organization.archived_at.is_(None),
+        )
+    )
+    return {row[0]: MailRecipient(*row) for row in rows}

@@ -3,6 +3,7 @@ kept by its admins; and a member's own time zone in it, kept by the member."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from sqlalchemy import select, update
@@ -12,7 +13,8 @@ from portal.accounts.models import Membership, Organization
 from portal.core.territories import known_territories
 from portal.core.uow import unit_of_work_for
 from portal.domain.actor import Actor, require_admin
-from portal.domain.errors import NotFound
+from portal.domain.durations import duration_minutes
+from portal.domain.errors import DomainError, NotFound
 from portal.domain.locales import check_locale
 from portal.domain.naming import normalise_name
 from portal.domain.text_input import clean_text
@@ -26,6 +28,8 @@ class OrganizationSettings:
     time_zone: str
     territory: str | None
     base_currency: str
+    # How long before a deadline its holder is reminded; 0: no reminder before it.
+    reminder_lead_minutes: int = 240
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,50 @@ def _settings_in(actor: Actor, session: Session) -> OrganizationSettings:
     if org is None:  # pragma: no cover - the unit of work names an existing org
         raise NotFound("organization")
     return OrganizationSettings(
-        org.name, org.default_locale, org.time_zone, org.territory, org.base_currency
+        org.name,
+        org.default_locale,
+        org.time_zone,
+        org.territory,
+        org.base_currency,
+        org.reminder_lead_minutes,
     )
+
+
+# A reminder further ahead than this is no reminder of a deadline.
+MAX_REMINDER_LEAD_DAYS = 30
+_HOURS_AND_MINUTES = re.compile(r"([0-9]{1,3}):([0-5][0-9])")
+
+
+def reminder_lead_minutes(text: str) -> int:
+    """``"4h"`` -> 240, ``"1:30"`` -> 90, ``"0"`` or ``""`` -> 0 (no reminder before the
+    deadline); at most 30 days. Only ASCII digits; anything else is refused naming the
+    field."""
+    text = text.strip()
+    refused = DomainError(
+        "invalid_reminder_lead", field="reminder_lead", days=MAX_REMINDER_LEAD_DAYS
+    )
+    if len(text) > 12:
+        raise refused
+    if text in ("", "0"):
+        return 0
+    clock_like = _HOURS_AND_MINUTES.fullmatch(text)
+    if clock_like:
+        minutes: int | None = int(clock_like.group(1)) * 60 + int(clock_like.group(2))
+    else:
+        minutes = duration_minutes(text)
+    if minutes is None or not 0 < minutes <= MAX_REMINDER_LEAD_DAYS * 24 * 60:
+        raise refused
+    return minutes
+
+
+def reminder_lead_text(minutes: int) -> str:
+    """How the settings page writes a lead back: "4h", "1d", "90m"; "0" for none."""
+    if minutes == 0:
+        return "0"
+    for unit, size in (("d", 24 * 60), ("h", 60)):
+        if minutes % size == 0:
+            return f"{minutes // size}{unit}"
+    return f"{minutes}m"
 
 
 def get_organization_settings(actor: Actor) -> OrganizationSettings:
@@ -60,20 +106,27 @@ def update_organization_settings(
     default_locale: str,
     time_zone: str,
     territory: str | None,
+    reminder_lead: str | None = None,
 ) -> OrganizationSettings:
-    """Every field checked before anything is written: a refusal changes nothing."""
+    """Every field checked before anything is written: a refusal changes nothing.
+    ``reminder_lead`` as a person writes it ("4h", "1:30", "0"); None keeps it."""
     require_admin(actor)
     name = normalise_name(clean_text(name, field="name", limit=200))
     check_locale(default_locale, field="default_locale")
     check_time_zone(time_zone)
     territory = check_territory(territory, known_territories())
+    changes: dict[str, object] = {
+        "name": name,
+        "default_locale": default_locale,
+        "time_zone": time_zone,
+        "territory": territory,
+    }
+    if reminder_lead is not None:
+        lead = clean_text(reminder_lead, field="reminder_lead", limit=100)
+        changes["reminder_lead_minutes"] = reminder_lead_minutes(lead)
     with unit_of_work_for(actor) as uow:
         uow.session.execute(
-            update(Organization)
-            .where(Organization.id == actor.org_id)
-            .values(
-                name=name, default_locale=default_locale, time_zone=time_zone, territory=territory
-            )
+            update(Organization).where(Organization.id == actor.org_id).values(**changes)
         )
         return _settings_in(actor, uow.session)
 

@@ -55,6 +55,7 @@ def organization() -> ResponseReturnValue:
                 "default_locale": saved.default_locale,
                 "time_zone": saved.time_zone,
                 "territory": saved.territory or "",
+                "reminder_lead": org_settings.reminder_lead_text(saved.reminder_lead_minutes),
             },
         )
         return render_template("accounts/settings.html", form=_profile_choices(form), saved=saved)
@@ -67,6 +68,10 @@ def organization() -> ResponseReturnValue:
                 default_locale=form.default_locale.data or "",
                 time_zone=form.time_zone.data or "",
                 territory=form.territory.data or None,
+                # A form without the field (an older page) keeps the lead as it is.
+                reminder_lead=(form.reminder_lead.data or "")
+                if "reminder_lead" in request.form
+                else None,
             )
         except DomainError as error:
             attach_error(form, error)

@@ -26,7 +26,21 @@ from portal.documents.access import (
 from portal.documents.models import Decision, Task, TaskStatus
 from portal.documents.queries.deciders import steps_decided_in
 from portal.documents.queries.escalations import Escalated, escalations_in
-from portal.documents.queries.history import EditEntry, edits_in, interleaved
+from portal.documents.queries.handovers import (
+    DEADLINE_GATE,
+    Handover,
+    OpenTask,
+    handovers_of,
+    named_in,
+    open_tasks_in,
+)
+from portal.documents.queries.history import (
+    EditEntry,
+    ReminderEntry,
+    edits_in,
+    interleaved,
+    reminders_in,
+)
 from portal.domain import engine
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.chain import CHAINED_FIELDS, ChainCheck, verify_chain
@@ -141,9 +155,14 @@ class HistoryEntry:
     # The amount the decision was taken on, as it stood then.
     amount: Decimal
     currency: str
+    # "deadline" for what a passing deadline did (``queries.handovers``).
+    gate: str = ""
+    # What a deadline decision did to each task (empty for any other decision).
+    handovers: tuple[Handover, ...] = ()
 
-    # Told apart from an edit in the timeline (``queries.history``).
+    # Told apart from an edit or a reminder in the timeline (``queries.history``).
     is_edit: ClassVar[bool] = False
+    is_reminder: ClassVar[bool] = False
 
 
 def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
@@ -166,6 +185,7 @@ def _history_in(session: Session, rows: list[Decision]) -> list[HistoryEntry]:
     ids |= {r.authority_member_id for r in rows if r.authority_member_id is not None}
     ids |= {m for r in rows for m in r.eligible}
     names = member_names(session, ids)
+    org_id = rows[0].org_id if rows else 0
     return [
         HistoryEntry(
             seq=r.seq,
@@ -187,6 +207,14 @@ def _history_in(session: Session, rows: list[Decision]) -> list[HistoryEntry]:
             hash=r.hash,
             amount=r.amount,
             currency=r.currency,
+            gate=r.gate,
+            handovers=tuple(
+                named_in(
+                    session, org_id, handovers_of(r.seq, r.decided_at, r.transition, r.resolution)
+                )
+                if r.gate == DEADLINE_GATE
+                else ()
+            ),
         )
         for r in rows
     ]
@@ -250,10 +278,13 @@ class DocumentDetail:
     may_edit: bool
     # Whether the reader may throw the draft away (never submitted, theirs).
     may_discard: bool = False
-    # The decisions and the edits (``queries.history``), in the order they happened.
-    timeline: list[HistoryEntry | EditEntry] = field(default_factory=list)
+    # The decisions, the edits and the reminders (``queries.history``), in the order
+    # they happened.
+    timeline: list[HistoryEntry | EditEntry | ReminderEntry] = field(default_factory=list)
     # Who the open step reached only past a gap (a vacant seat), and why.
     escalations: list[Escalated] = field(default_factory=list)
+    # The open tasks, with their due dates and what a deadline did with them.
+    tasks: list[OpenTask] = field(default_factory=list)
 
 
 def document_detail(actor: Actor | SystemActor, reference: str) -> DocumentDetail:
@@ -289,7 +320,10 @@ def document_detail_in(
             member=member,
             decisions=loaded.doc.chain_seq,
         ),
-        timeline=interleaved(entries, edits_in(session, loaded.doc)),
+        timeline=interleaved(
+            entries, edits_in(session, loaded.doc), reminders_in(session, loaded.doc)
+        ),
+        tasks=open_tasks_in(session, loaded.doc) if live else [],
     )
 
 

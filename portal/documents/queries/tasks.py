@@ -37,6 +37,7 @@ OPEN_TASK_COLUMNS = (
     "due_at",
     "created_at",
     "state_entered_at",
+    "via",
 )
 _OPEN_TASKS = (
     select(
@@ -54,6 +55,7 @@ _OPEN_TASKS = (
         _TASK.c.due_at,
         _TASK.c.created_at,
         _DOC.c.state_entered_at,
+        _TASK.c.via,
     )
     .join_from(_TASK, _DOC, (_DOC.c.org_id == _TASK.c.org_id) & (_DOC.c.id == _TASK.c.document_id))
     # A task belongs to the state it was opened in; one left behind by a move that has

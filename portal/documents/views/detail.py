@@ -9,11 +9,12 @@ from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_login import login_required
 
+from portal.core.clock import clock
 from portal.documents.queries.detail import DocumentDetail, document_detail
 from portal.documents.transitions import decide_on_page
 from portal.documents.views import bp
 from portal.documents.views.timeline import timeline_rows
-from portal.documents.views.waiting import escalation_lines, waiting_for_you
+from portal.documents.views.waiting import escalation_lines, task_lines, waiting_for_you
 from portal.domain.diagram import HALO, state_tone
 from portal.domain.diagram import draw as draw_diagram
 from portal.domain.errors import DomainError
@@ -74,6 +75,7 @@ def _page(
             may_edit=page.may_edit,
             waiting_for_you=waiting_for_you(page, actor.member_id, actor.locale),
             escalated=escalation_lines(page),
+            open_tasks=task_lines(page, actor.member_id, clock.now()),
             may_discard=page.may_discard,
             timeline=timeline_rows(page.timeline, graph, actor.locale),
         ),

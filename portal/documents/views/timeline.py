@@ -1,17 +1,23 @@
 """The document page's history in words: each edit's changes with their labels, and
 their values ready for the page's filters (amounts as Decimals for ``money``, choices by
-their label). No routes."""
+their label); what a passing deadline did (escalated, reassigned, found nobody, moved
+the document as the system) and the reminders it sent. No routes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from flask_babel import gettext as _
 
 from portal.documents.queries.detail import HistoryEntry
-from portal.documents.queries.history import Change, EditEntry
-from portal.domain.graph import DocumentField, FieldType, Graph
+from portal.documents.queries.handovers import DEADLINE_GATE, Handover
+from portal.documents.queries.history import Change, EditEntry, ReminderEntry
+from portal.domain.authority import Via
+from portal.domain.deadlines import EffectKind
+from portal.domain.graph import BreachAction, DocumentField, FieldType, Graph
+from portal.web.messages import gap_message
 
 
 @dataclass(frozen=True)
@@ -24,20 +30,69 @@ class ChangeLine:
 
 
 def timeline_rows(
-    timeline: list[HistoryEntry | EditEntry], graph: Graph, locale: str
-) -> list[tuple[HistoryEntry | EditEntry, list[ChangeLine]]]:
-    """Each entry with the lines it shows: none for a decision, one per change for an
-    edit."""
+    timeline: Sequence[HistoryEntry | EditEntry | ReminderEntry], graph: Graph, locale: str
+) -> list[tuple[HistoryEntry | EditEntry | ReminderEntry, list[ChangeLine] | list[str]]]:
+    """Each entry with the lines it shows: one per change for an edit; for a decision
+    or a reminder, the sentences that say what a deadline did (none for a member's
+    decision)."""
     fields = {f.key: f for f in graph.fields}
-    return [
-        (
-            entry,
-            [_line(c, fields, locale) for c in entry.changes]
-            if isinstance(entry, EditEntry)
-            else [],
-        )
-        for entry in timeline
-    ]
+    rows: list[tuple[HistoryEntry | EditEntry | ReminderEntry, list[ChangeLine] | list[str]]]
+    rows = []
+    for entry in timeline:
+        if isinstance(entry, EditEntry):
+            rows.append((entry, [_line(c, fields, locale) for c in entry.changes]))
+        elif isinstance(entry, ReminderEntry):
+            rows.append((entry, [reminder_words(entry)]))
+        else:
+            rows.append((entry, decision_notes(entry, graph, locale)))
+    return rows
+
+
+def reminder_words(entry: ReminderEntry) -> str:
+    if entry.kind == EffectKind.DUE_SOON:
+        return _("Reminder sent to %(name)s (due soon)", name=entry.member_name)
+    return _("Reminder sent to %(name)s (overdue)", name=entry.member_name)
+
+
+def decision_notes(entry: HistoryEntry, graph: Graph, locale: str) -> list[str]:
+    """What a deadline did, in sentences: a deadline decision's handovers, or the move
+    the system made when the deadline passed. Nothing for a member's decision."""
+    if entry.gate == DEADLINE_GATE:
+        return [handover_words(h) for h in entry.handovers]
+    if entry.actor_id is None and entry.via == Via.SYSTEM:
+        return [
+            _(
+                "%(state)s automatically when the deadline passed",
+                state=graph.state_label(entry.to_state, locale),
+            )
+        ]
+    return []
+
+
+def handover_words(h: Handover) -> str:
+    """ "Escalated to Zainal Abidin after the deadline passed", "Reassigned from Nurul
+    Huda to Zainal Abidin", or why nobody was found above."""
+    if h.gap is not None or not h.to_names:
+        reason = str(h.gap.get("reason", "")) if h.gap is not None else ""
+        if reason == "vacant" and "position" in h.gap_names:
+            return _(
+                "Nobody above %(name)s to escalate to: the seat of %(position)s is vacant.",
+                name=h.from_name,
+                position=h.gap_names["position"],
+            )
+        if reason:
+            return _(
+                "Nobody above %(name)s to escalate to. %(reason)s",
+                name=h.from_name,
+                reason=gap_message(reason, h.gap_names),
+            )
+        return _("Nobody above %(name)s to escalate to.", name=h.from_name)
+    names = _(", ").join(h.to_names)
+    if h.action == BreachAction.REASSIGN:
+        return _("Reassigned from %(holder)s to %(names)s", holder=h.from_name, names=names)
+    if h.reason == EffectKind.ESCALATE_AFTER:
+        return _("Escalated to %(names)s: nobody had acted on it in time", names=names)
+    return _("Escalated to %(names)s after the deadline passed", names=names)
 
 
 def _line(change: Change, fields: dict[str, DocumentField], locale: str) -> ChangeLine:

@@ -7,12 +7,16 @@ seat of Head of Sales is vacant")."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from flask_babel import gettext as _
 
 from portal.documents.queries.detail import DocumentDetail
+from portal.documents.queries.handovers import OpenTask
+from portal.domain.authority import Via
 from portal.domain.editing import is_draft
 from portal.domain.next_steps import requester_next_steps
+from portal.web.i18n import format_elapsed
 from portal.web.messages import gap_message
 
 
@@ -60,9 +64,13 @@ def decided_phrase(state: str, name: str | None) -> str:
 
 
 def escalation_lines(page: DocumentDetail) -> list[str]:
-    """One sentence per member the open step reached only past a gap."""
+    """One sentence per member the open step reached only past a gap. A task a passing
+    deadline escalated says so in the open tasks' list (``task_lines``) instead."""
+    handed = {t.member_id for t in page.tasks if t.from_name}
     lines = []
     for e in page.escalations:
+        if e.member_id in handed:
+            continue
         if e.reason == "vacant" and "position" in e.names:
             lines.append(
                 _(
@@ -82,3 +90,60 @@ def escalation_lines(page: DocumentDetail) -> list[str]:
         else:
             lines.append(_("It reached %(name)s by escalation.", name=e.name))
     return lines
+
+
+@dataclass(frozen=True)
+class TaskLine:
+    """An open task as the document page lists it: "Zainal Abidin · due in 2 days ·
+    escalated to you from Nurul Huda"."""
+
+    holder: str
+    due_at: datetime | None
+    # "overdue by 3 hours", "due in 2 days" (None: no deadline).
+    due_text: str | None
+    overdue: bool
+    # How it came to its holder, or whom it was escalated to ("" when neither).
+    note: str
+
+
+def task_lines(page: DocumentDetail, member_id: int | None, now: datetime) -> list[TaskLine]:
+    """The document's open tasks that have a due date or a deadline's story, in words,
+    the reader's own named "You"."""
+    lines = []
+    for task in page.tasks:
+        mine = task.member_id == member_id
+        due_text, overdue = None, False
+        if task.due_at is not None:
+            overdue = task.due_at < now
+            if overdue:
+                due_text = _("overdue by %(time)s", time=format_elapsed(now - task.due_at))
+            else:
+                due_text = _("due in %(time)s", time=format_elapsed(task.due_at - now))
+        note = _task_note(task, mine)
+        if due_text is None and not note:
+            continue  # the "waiting for" line names its holder already
+        lines.append(
+            TaskLine(
+                # i18n: in the list of a document's open tasks, the reader's own.
+                holder=_("You") if mine else task.name,
+                due_at=task.due_at,
+                due_text=due_text,
+                overdue=overdue,
+                note=note,
+            )
+        )
+    return lines
+
+
+def _task_note(task: OpenTask, mine: bool) -> str:
+    if task.from_name and task.via == Via.REASSIGNMENT:
+        if mine:
+            return _("reassigned to you from %(name)s", name=task.from_name)
+        return _("reassigned from %(name)s", name=task.from_name)
+    if task.from_name and task.via == Via.ESCALATION:
+        if mine:
+            return _("escalated to you from %(name)s", name=task.from_name)
+        return _("escalated from %(name)s", name=task.from_name)
+    if task.escalated_to:
+        return _("escalated to %(names)s", names=_(", ").join(task.escalated_to))
+    return ""

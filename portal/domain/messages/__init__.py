@@ -12,6 +12,7 @@ from portal.domain.messages.flows import FLOWS
 from portal.domain.messages.general import GENERAL
 from portal.domain.messages.markers import N_ as N_
 from portal.domain.messages.markers import N_plural as N_plural
+from portal.domain.messages.notifications import NOTIFICATIONS
 from portal.domain.messages.orgchart import ORGCHART
 
 MESSAGES: dict[str, str | tuple[str, str]] = {
@@ -20,4 +21,5 @@ MESSAGES: dict[str, str | tuple[str, str]] = {
     **ORGCHART,
     **DOCUMENTS,
     **FLOWS,
+    **NOTIFICATIONS,
 }

@@ -81,6 +81,11 @@ ACCOUNTS: dict[str, str | tuple[str, str]] = {
     # time zones and formats (an organization's settings, a member's own zone)
     "invalid_time_zone": N_("“%(zone)s” is not a time zone. Choose one from the list."),
     "invalid_territory": N_("“%(territory)s” is not a country code we know (for example MY)."),
+    # i18n: the reminder before a deadline, on the organization's settings page.
+    "invalid_reminder_lead": N_(
+        "Write the time before the deadline as a duration such as 4h, 90m, 1d or 1:30, "
+        "at most %(days)s days; 0 or nothing sends no reminder before the deadline."
+    ),
     "invalid_email": N_("“%(email)s” is not a valid email address."),
     "duplicate_email": N_("%(email)s is already a member of this organization."),
     "unknown_role": N_("“%(role)s” is not a role."),

@@ -29,4 +29,11 @@ GENERAL: dict[str, str | tuple[str, str]] = {
     "json_invalid": N_("The request is not valid JSON (line %(line)s, column %(column)s)."),
     "json_too_deep": N_("The request nests too deeply."),
     "json_duplicate_key": N_("The JSON names “%(key)s” twice in one object."),
+    # the outbox (Operations page, `portal outbox retry`)
+    "outbox_already_delivered": N_(
+        "Event %(id)s was delivered already: there is nothing to retry."
+    ),
+    "outbox_not_dead": N_(
+        "Event %(id)s is still being tried: it can be retried once its attempts have run out."
+    ),
 }

@@ -17,6 +17,7 @@ from portal.flows.forms import ImportForm, RevisionForm
 from portal.flows.services import confirming, drafts, pages, publishing, transfer
 from portal.flows.services.validation import FlowInvalid
 from portal.flows.wording.changes import publish_summary, summary_sections
+from portal.flows.wording.deadlines import deadline_words
 from portal.flows.wording.editor import editor_words
 from portal.flows.wording.grants import floor_words, grantee_words
 from portal.flows.wording.vocabulary import page_vocabulary
@@ -32,6 +33,7 @@ bp = Blueprint("flows", __name__, url_prefix="/o/<org>/flows")
 # A grant in words, for every page that lists grants (flows, the route preview).
 bp.add_app_template_global(grantee_words)
 bp.add_app_template_global(floor_words)
+bp.add_app_template_global(deadline_words)
 
 
 def _with_messages(violations: list[Violation]) -> list[tuple[Violation, str]]:

@@ -12,6 +12,7 @@ from flask_babel import force_locale
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
 
+from portal.domain.deadlines import MAX_REMINDERS
 from portal.domain.locales import SUPPORTED_LOCALES
 from portal.flows.wording.actions import action_suggestions
 from portal.flows.wording.vocabulary import (
@@ -79,6 +80,31 @@ EDITOR_TEXT = {
     "deadline": _l("Deadline (such as 5d or 48h)"),
     "on_breach": _l("When the deadline passes"),
     "escalate_after": _l("Escalate after (such as 2d)"),
+    # i18n: help under the deadline field; "×" is a multiplication sign.
+    "deadline_help": _l(
+        "5d = 5 × 24 hours from when the task opens; 30m, 48h, 3d. Business days are not counted."
+    ),
+    "escalate_after_help": _l(
+        "If the task stands untouched this long, the next filled seat above its holder "
+        "is brought in as well. Counted like the deadline: 30m, 48h, 3d."
+    ),
+    "breach_help_remind": _l(
+        "The approvers are reminded when the deadline passes, then again each period, "
+        "at most %(num)s times in all."
+    ),
+    "breach_help_escalate_up": _l(
+        "The next filled seat above the approvers gets the task too; the approvers keep "
+        "theirs. It climbs at most as many levels as the grants allow."
+    ),
+    "breach_help_reassign": _l(
+        "The task moves to the approver's manager (the filled seat above); the approver "
+        "no longer holds it."
+    ),
+    "breach_help_auto": _l(
+        "The system takes the chosen action by itself, recorded in the history as the "
+        "system's. It never moves money."
+    ),
+    "auto_transition": _l("Action the system takes"),
     "who_decides": _l("Who may decide here"),
     "add_grant": _l("Add a grant"),
     "remove": _l("Remove"),
@@ -191,7 +217,10 @@ def editor_words() -> dict[str, object]:
         "vacancy": _pairs(ON_VACANCY),
         "grantees": _pairs(GRANTEE_KINDS),
         "field_types": _pairs(FIELD_TYPES),
-        "text": {key: str(text) for key, text in EDITOR_TEXT.items()},
+        "text": {
+            **{key: str(text) for key, text in EDITOR_TEXT.items()},
+            "breach_help_remind": str(EDITOR_TEXT["breach_help_remind"]) % {"num": MAX_REMINDERS},
+        },
         "actions": action_suggestions(),
         # A new state's name in every language, not only the admin's.
         "new_state": {

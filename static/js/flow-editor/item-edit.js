@@ -24,8 +24,17 @@ export function withDeadline(state, text) {
 }
 
 // What a passing deadline does; without a deadline there is nothing to pick it for.
+// Only "auto" names a transition: another action leaves it out.
 export function withBreachAction(state, action) {
-  return state.deadline ? { ...state, deadline: { ...state.deadline, on_breach: action } } : state;
+  if (!state.deadline) return state;
+  const deadline = { ...state.deadline, on_breach: action };
+  return { ...state, deadline: action === "auto" ? deadline : withValue(deadline, "transition", undefined) };
+}
+
+// The transition an "auto" deadline fires (a key leaving the state), or none yet.
+export function withAutoTransition(state, key) {
+  if (!state.deadline) return state;
+  return { ...state, deadline: withValue(state.deadline, "transition", key || undefined) };
 }
 
 export function withEscalation(state, text) {

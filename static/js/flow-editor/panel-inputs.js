@@ -14,9 +14,16 @@ export class PanelInputs {
     this.locales = locales;
   }
 
-  field(labelText, input) {
+  // `hint`: a line of help under the input, read out with it.
+  field(labelText, input, hint) {
     input.id = freshId();
-    return el("div", { class: "field" }, [el("label", { for: input.id, text: labelText }), input]);
+    const parts = [el("label", { for: input.id, text: labelText }), input];
+    if (hint !== undefined) {
+      const help = el("p", { class: "hint", id: `${input.id}-hint`, text: hint });
+      input.setAttribute("aria-describedby", help.id);
+      parts.push(help);
+    }
+    return el("div", { class: "field" }, parts);
   }
 
   // `onValue(text)` on every keystroke.

@@ -2,7 +2,7 @@
 // and who may decide there (its grants, with pickers fed by the org chart).
 import { el, fmt } from "./dom.js";
 import { renameState, updateState } from "./graph-edit.js";
-import { withBreachAction, withDeadline, withEscalation, withLabel } from "./item-edit.js";
+import { withAutoTransition, withBreachAction, withDeadline, withEscalation, withLabel } from "./item-edit.js";
 import { grants } from "./panel-grants.js";
 
 // `panel`: see panel.js (the store, the inputs, the words, the setup's vocabularies).
@@ -36,13 +36,32 @@ export function stateProperties(panel, s, index) {
   section.push(
     inputs.field(text.role, inputs.selectInput(setup.roles, s.role, (value) => kept((st) => ({ ...st, role: value })), false, { "data-path": `${base}.role` })),
     inputs.checkbox(text.terminal, s.terminal, (value) => kept((st) => ({ ...st, terminal: value })), { "data-path": `${base}.terminal` }),
-    inputs.field(text.deadline, inputs.textInput(s.deadline ? s.deadline.after : "", (value) => kept((st) => withDeadline(st, value)), { "data-prop": "deadline", "data-path": `${base}.deadline` })),
-    inputs.field(text.on_breach, inputs.selectInput(setup.breach, s.deadline ? s.deadline.on_breach : "remind", (value) => kept((st) => withBreachAction(st, value)), false, { "data-path": `${base}.deadline.on_breach` })),
-    inputs.field(text.escalate_after, inputs.textInput(s.escalate_after, (value) => kept((st) => withEscalation(st, value)), { "data-path": `${base}.escalate_after` })),
+    inputs.field(text.deadline, inputs.textInput(s.deadline ? s.deadline.after : "", (value) => kept((st) => withDeadline(st, value)), { "data-prop": "deadline", "data-path": `${base}.deadline` }), text.deadline_help),
+    ...breachFields(panel, s, base, kept),
+    inputs.field(text.escalate_after, inputs.textInput(s.escalate_after, (value) => kept((st) => withEscalation(st, value)), { "data-path": `${base}.escalate_after` }), text.escalate_after_help),
     grants(panel, at),
   );
   if (!inputs.readOnly) {
     section.push(el("button", { type: "button", "data-testid": "duplicate-state", text: text.duplicate, onclick: () => panel.duplicate(at.key) }));
   }
   return section;
+}
+
+// What a passing deadline does, with a line saying what that means, and (for "auto")
+// the action the system takes: one of the state's own exits.
+function breachFields(panel, s, base, kept) {
+  const { inputs, text, setup, store } = panel;
+  const help = (action) => text[`breach_help_${action}`] || "";
+  const action = s.deadline ? s.deadline.on_breach : "remind";
+  const exits = store.graph.transitions
+    .filter((t) => t.from === s.key)
+    .map((t) => [t.key, `${panel.label(t)} (${t.key})`]);
+  const autoField = inputs.field(text.auto_transition, inputs.selectInput(exits, s.deadline ? s.deadline.transition : "", (value) => kept((st) => withAutoTransition(st, value)), true, { "data-path": `${base}.deadline.transition` }));
+  autoField.hidden = action !== "auto";
+  const breachField = inputs.field(text.on_breach, inputs.selectInput(setup.breach, action, (value) => {
+    kept((st) => withBreachAction(st, value));
+    breachField.querySelector(".hint").textContent = help(value);
+    autoField.hidden = value !== "auto";
+  }, false, { "data-path": `${base}.deadline.on_breach` }), help(action));
+  return [breachField, autoField];
 }

@@ -15,6 +15,7 @@ from flask_babel import gettext as _
 
 from portal.documents.queries.notices import NoticeDecision, NoticeDocument
 from portal.notifications.queries import DOCUMENT_MOVED, TASK_ASSIGNED, NotificationView
+from portal.notifications.wording.deadlines import DEADLINE_CODES, deadline_text
 from portal.web.i18n import format_money
 from portal.web.messages import message_for
 
@@ -95,19 +96,32 @@ def _reason(n: NotificationView) -> str | None:
     return _("It reached you by escalation.")
 
 
-def notice_text(n: NotificationView, locale: str, me: int | None) -> NoticeText:
-    """``n`` in the reader's ``locale``; ``me`` is the reader (so "you decided it")."""
+def notice_text(
+    n: NotificationView,
+    locale: str,
+    me: int | None,
+    *,
+    time_zone: str | None = None,
+    formats: str | None = None,
+) -> NoticeText:
+    """``n`` in the reader's ``locale``; ``me`` is the reader (so "you decided it").
+    Times are in ``time_zone`` and money and dates follow ``formats`` (a Babel locale);
+    both default to the reader of the page (mail names the recipient's)."""
     document = n.document
-    if document is None or n.code not in (TASK_ASSIGNED, DOCUMENT_MOVED):
+    if document is None or n.code not in (TASK_ASSIGNED, DOCUMENT_MOVED, *DEADLINE_CODES):
         # Nothing to name but the stored keys.
         return NoticeText(message_for(n), "", None, None)
     facts = {
         "reference": document.reference,
         "title": document.title,
-        "amount": format_money(document.amount, document.currency),
+        "amount": format_money(document.amount, document.currency, formats),
         "requester": document.requester_name,
     }
     comment = n.cause.comment if n.cause is not None else ""
+    if n.code in DEADLINE_CODES:
+        text, reason = deadline_text(n, document, locale, me, facts, time_zone, formats)
+        status = _status(n, document, locale, me) if n.superseded else None
+        return NoticeText(text, "", status, reason or _reason(n))
     if n.code == DOCUMENT_MOVED:
         return NoticeText(_moved(n, document, locale, facts), comment, None, None)
     state = str(n.params.get("state", document.state))

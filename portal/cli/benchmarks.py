@@ -86,3 +86,76 @@ def bench_inbox_command(
     click.echo(f"{'inbox page':<26}{f.inbox_median_ms:>10.1f}{f.inbox_p95_ms:>10.1f}")
     click.echo(f"{'bare render, same rows':<26}{f.bare_median_ms:>10.1f}{f.bare_p95_ms:>10.1f}")
     click.echo(f"{'p95 ratio inbox / bare':<26}{f.ratio:>20.2f}")
+
+
+@bench.command("sweep")
+@click.option("--organizations", default=100, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--per-org", default=100, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 32))
+def bench_sweep_command(organizations: int, per_org: int, workers: int) -> None:
+    """Time for `portal worker` processes to clear overdue tasks, each effect once."""
+    from dataclasses import replace
+
+    from portal.app import create_app
+    from portal.bench.sweep import bench_sweep
+    from portal.config import Settings
+
+    settings = replace(Settings.from_env(), embedded_worker=False)
+    app = create_app(settings)
+    with app.app_context():
+        f = bench_sweep(
+            settings,
+            organizations=organizations,
+            per_org=per_org,
+            workers=workers,
+            progress=click.echo,
+        )
+    click.echo(
+        f"sweep: {f.tasks:,} overdue tasks in {f.organizations} organizations,"
+        f" {f.workers} worker processes (built in {f.build_seconds:.1f} s)"
+    )
+    click.echo(f"{'time to clear':<30}{f.clear_seconds:>10.2f} s")
+    click.echo(f"{'tasks escalated per second':<30}{f.tasks_per_second:>10.1f} /s")
+    click.echo(f"{'one organization, median':<30}{f.job_median_ms:>10.1f} ms")
+    click.echo(f"{'one organization, p95':<30}{f.job_p95_ms:>10.1f} ms")
+    click.echo(
+        f"{'each effect exactly once':<30}{'yes' if f.exactly_once else 'NO':>10}"
+        f"  ({f.tasks_escalated:,}/{f.tasks:,} escalated; duplicates: effects"
+        f" {f.duplicate_effects}, decisions {f.duplicate_decisions}, events"
+        f" {f.duplicate_events}, notifications {f.duplicate_notifications};"
+        f" still due {f.still_due})"
+    )
+    if not f.exactly_once:
+        raise click.ClickException("an effect was missed or repeated")
+
+
+@bench.command("outbox")
+@click.option("--notices", default=1000, show_default=True, type=click.IntRange(1, 100_000))
+@click.option("--mails", default=500, show_default=True, type=click.IntRange(1, 100_000))
+@click.option("--rounds", default=3, show_default=True, type=click.IntRange(1, 100))
+def bench_outbox_command(notices: int, mails: int, rounds: int) -> None:
+    """Notifications (in-app and mail to a local SMTP server) per second per worker."""
+    from dataclasses import replace
+
+    from portal.app import create_app
+    from portal.bench.outbox import bench_outbox
+    from portal.config import Settings
+
+    settings = replace(Settings.from_env(), embedded_worker=False)
+    app = create_app(settings)
+    with app.app_context():
+        f = bench_outbox(settings, notices=notices, mails=mails, rounds=rounds, progress=click.echo)
+    click.echo(
+        f"outbox: {f.notices} in-app + {f.mails} mailed events a round, one worker process,"
+        f" {len(f.rounds)} rounds"
+    )
+    click.echo(f"{'round':<8}{'notifications':>15}{'mails':>8}{'seconds':>10}{'per second':>12}")
+    for n, r in enumerate(f.rounds, 1):
+        click.echo(
+            f"{n:<8}{r.notifications:>15}{r.mails:>8}{r.seconds:>10.2f}{r.per_second:>12.1f}"
+        )
+    click.echo(
+        f"{'deliveries per second per worker, median':<44}{f.median_per_second:>8.1f}"
+        f"  (range {f.low_per_second:.1f}–{f.high_per_second:.1f})"
+    )
+    click.echo(f"{'ratio to the 300/s target':<44}{f.median_per_second / 300:>8.2f}")

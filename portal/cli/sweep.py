@@ -1,0 +1,19 @@
+"""``portal sweep``: run the deadline sweep once, in this process (no worker needed)."""
+
+from __future__ import annotations
+
+import click
+from flask.cli import with_appcontext
+
+from portal.cli import main
+
+
+@main.command("sweep")
+@with_appcontext
+def sweep_command() -> None:
+    """Apply every due deadline effect now (reminders, escalations, reassignments,
+    automatic transitions) in every organization, and say how many."""
+    from portal.deadlines.jobs import sweep_now
+
+    applied = sweep_now()
+    click.echo(f"Deadline sweep: {applied} effect(s) applied.")
