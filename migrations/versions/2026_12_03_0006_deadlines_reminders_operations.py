@@ -1,8 +1,9 @@
 """Deadlines that act, reminders people choose, and what operators need to see.
 
 - ``task.level`` (how many seats above the step's own approvers a task was opened)
-  and ``task.sweep_at`` (when the deadline sweep next has work for it), with the two
-  partial indexes the sweep reads: across organizations (the planner) and within one.
+  and ``task.sweep_at`` (when the deadline sweep next has work for it; tasks already
+  open are due for a first look at once), with the two partial indexes the sweep
+  reads: across organizations (the planner) and within one.
 - ``deadline_effect``: one row per effect of the sweep, unique per (task, kind, level),
   append-only: a repeated sweep is a no-op, and the history can say what was done.
 - ``organization.reminder_lead_minutes``: how long before a deadline its holder is
@@ -130,6 +131,11 @@ def upgrade() -> None:
     dialect = op.get_bind().dialect.name
     op.add_column("task", sa.Column("level", ID, server_default=sa.text("0"), nullable=False))
     op.add_column("task", sa.Column("sweep_at", TIMESTAMP))
+    # Tasks open before this revision: due for a first look at once. The first sweep
+    # works out each one's schedule, records what it missed while nothing acted as
+    # superseded, acts on what is due now (one overdue notice, not a backlog) and moves
+    # ``sweep_at`` on; tasks of states without a deadline simply get none.
+    op.execute("UPDATE task SET sweep_at = created_at WHERE status = 'open'")
     op.create_index(
         "ix_task_sweep_due",
         "task",

@@ -13,7 +13,10 @@ from portal.cli import main
 def sweep_command() -> None:
     """Apply every due deadline effect now (reminders, escalations, reassignments,
     automatic transitions) in every organization, and say how many."""
-    from portal.deadlines.jobs import sweep_now
+    from portal.deadlines.jobs import sweep_once
 
-    applied = sweep_now()
+    applied = sweep_once()
+    if applied is None:
+        click.echo("Deadline sweep: another sweep is running; nothing was done here.")
+        return
     click.echo(f"Deadline sweep: {applied} effect(s) applied.")

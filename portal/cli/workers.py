@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import click
-from flask import current_app
 from flask.cli import with_appcontext
 
-from portal.cli import main
+from portal.cli import _settings, main
 from portal.config import Settings
-
-
-def _settings() -> Settings:
-    return current_app.extensions["portal.settings"]
 
 
 def mail_transport_line(settings: Settings) -> str:

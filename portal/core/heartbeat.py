@@ -13,6 +13,10 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from portal.core.clock import clock
 from portal.core.db import Base
 
+# The rows the migrations write, one per periodic job.
+SWEEP_HEARTBEAT = "deadline_sweep"
+DIGEST_HEARTBEAT = "mail_digest"
+
 
 class Heartbeat(Base):
     __tablename__ = "heartbeat"

@@ -1,15 +1,18 @@
 """Applying a document's due effects, under its row lock, in the sweep's unit of work.
 
-Each effect is claimed by its (task, kind, level) row in ``deadline_effect``: the effect
-and its record are written in one savepoint, so a duplicate key (a second sweeper that
-got past the document lock's check) undoes the effect with it. What each action does:
+Each effect is claimed by its (task, kind, level) row in ``deadline_effect``. The
+effects are applied as they come; their records and the tasks' next ``sweep_at`` are
+buffered and written by ``DocumentSweep.finish``, in the same unit of work, so a
+duplicate key (a second sweeper that got past the document lock's check) rolls back
+the whole document's work, effects included. What each action does:
 
 - ``remind``: the holder is told again (``notify.due_soon`` before the deadline,
   ``notify.overdue`` after it).
-- ``escalate_up``: the next seat above the holder (``climb``) gets tasks of its own,
-  the holder keeps theirs; a history row says so. Nobody in reach is a gap: a history
-  row with nobody eligible and a notice to the organization's admins.
-- ``reassign``: as ``escalate_up``, but the holder's task is cancelled.
+- ``escalate_up``: the next seat above the holder (``domain.climb``) gets tasks of its
+  own, the holder keeps theirs; a history row says so. Nobody in reach is a gap: a
+  history row with nobody eligible and a notice to the organization's admins.
+- ``reassign``: as ``escalate_up``, but the holder's task is cancelled (even when the
+  seat above holds the step already: the history and the notices name them).
 - ``auto``: the state's transition, taken by the system through the transition
   pipeline itself; a refusal is recorded and told to the admins, the document stays.
 """
@@ -21,12 +24,11 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from sqlalchemy import insert, update
+from sqlalchemy import bindparam, insert, update
 
 from portal.core.db import table_of
 from portal.core.outbox import add_events
 from portal.core.uow import UnitOfWork
-from portal.deadlines.climb import ESCALATION_BOUND, Reached, climb, refusal_for, steps_of
 from portal.deadlines.history import Climbed, append_sweep_decision
 from portal.deadlines.models import DeadlineEffect
 from portal.deadlines.queries import DueTask, SweptOrganization
@@ -41,13 +43,20 @@ from portal.documents.transitions import (
 from portal.domain import deadlines
 from portal.domain.actor import Role, SystemActor
 from portal.domain.authority import Via
+from portal.domain.climb import Reached, climb, refusal_for, steps_of
 from portal.domain.engine import TaskPlan
 from portal.domain.errors import DomainError
 from portal.domain.graph import BreachAction, Graph
 from portal.domain.orgchart import ChartSnapshot
-from portal.domain.resolution import Gap
+from portal.domain.resolution import Gap, GapReason
+from portal.orgchart.queries import last_primary_seat
 
 _EFFECT = table_of(DeadlineEffect)
+_MOVE_SWEEP_AT = (
+    update(TASK_TABLE)
+    .where(TASK_TABLE.c.org_id == bindparam("b_org"), TASK_TABLE.c.id == bindparam("b_task"))
+    .values(sweep_at=bindparam("sweep_at"))
+)
 
 
 class Action:
@@ -97,6 +106,9 @@ class DocumentSweep:
         for task in open_now:
             self.holders.setdefault(task.state, set()).add(task.assignee_id)
         self.closed: set[int] = set()
+        # Written by ``finish``: the effects' records, and the tasks' next sweep.
+        self._records: list[dict[str, Any]] = []
+        self._sweep_at: list[dict[str, Any]] = []
 
     @property
     def doc(self) -> DocumentRecord:
@@ -129,11 +141,16 @@ class DocumentSweep:
             self._set_sweep_at(task, deadlines.next_sweep_at(effects, recorded))
 
     def _set_sweep_at(self, task: DueTask, at: datetime | None) -> None:
-        self.session.execute(
-            update(TASK_TABLE)
-            .where(TASK_TABLE.c.org_id == self.org.id, TASK_TABLE.c.id == task.id)
-            .values(sweep_at=at)
-        )
+        self._sweep_at.append({"b_org": self.org.id, "b_task": task.id, "sweep_at": at})
+
+    def finish(self) -> None:
+        """Write what the document's effects left to record: the effects themselves and
+        each task's next ``sweep_at``, in one statement each."""
+        conn = self.session.connection()
+        if self._records:
+            conn.execute(insert(_EFFECT), self._records)
+        if self._sweep_at:
+            conn.execute(_MOVE_SWEEP_AT, self._sweep_at)
 
     def _once(
         self,
@@ -141,22 +158,23 @@ class DocumentSweep:
         effect: deadlines.Effect,
         act: Callable[[], tuple[str, dict[str, Any]]],
     ) -> bool:
-        """Apply ``act`` and record its effect. The caller read the effects already
-        recorded under the document's row lock, so this one is new; should a second
-        sweeper have got past that lock all the same, the record's unique key refuses
-        it and the whole unit of work — effect included — rolls back."""
+        """Apply ``act`` and record its effect (written by ``finish``, in this unit of
+        work). The caller read the effects already recorded under the document's row
+        lock, so this one is new; should a second sweeper have got past that lock all
+        the same, the record's unique key refuses it and the whole unit of work —
+        effect included — rolls back."""
         action, outcome = act()
-        self.session.execute(
-            insert(_EFFECT).values(
-                org_id=self.org.id,
-                task_id=task.id,
-                document_id=self.doc.id,
-                kind=effect.kind,
-                level=effect.level,
-                action=action,
-                outcome=outcome,
-                applied_at=self.now,
-            )
+        self._records.append(
+            {
+                "org_id": self.org.id,
+                "task_id": task.id,
+                "document_id": self.doc.id,
+                "kind": effect.kind,
+                "level": effect.level,
+                "action": action,
+                "outcome": outcome,
+                "applied_at": self.now,
+            }
         )
         return True
 
@@ -194,18 +212,28 @@ class DocumentSweep:
         reach = bound - task.level if deadlines.escalation_allowed(task.level, bound) else 0
         steps = steps_of(self.graph, task.state, task.transitions)
         decided = self._steps_decided() if self.graph.exclusive_approval else {}
-        refusal = refusal_for(self.graph, steps, self.doc.requester_id, decided)
-        found = climb(self.chart, task.assignee_id, reach, refusal)
+        refusal = refusal_for(
+            self.graph,
+            task.state,
+            steps,
+            self.doc.requester_id,
+            decided,
+            self.doc.dispute_raiser_id,
+        )
+        found = climb(
+            self.chart, task.assignee_id, reach, refusal, former_seat=self._former_seat(task)
+        )
         if isinstance(found, Gap):
             return self._gap(task, effect, found)
         holding = self.holders.setdefault(task.state, set())
         new = [m for m in found.members if m not in holding]
+        already = [m for m in found.members if m in holding]
         if not new and not reassign:
             # The seat above is on the step already (another holder's escalation).
             return Action.ESCALATE_UP, {"members": [], "already": list(found.members)}
         task_ids = self._open(task, steps, new, found, reassign)
         if reassign:
-            self.session.execute(
+            self.session.connection().execute(
                 update(TASK_TABLE)
                 .where(
                     TASK_TABLE.c.org_id == self.org.id,
@@ -217,8 +245,16 @@ class DocumentSweep:
             self.closed.add(task.id)
             holding.discard(task.assignee_id)
         holding.update(new)
+        # Those reached who held the step already are named too (a reassignment to
+        # them): the history and the notices say who has the task now, never "nobody".
         climbed = Climbed(
-            task.assignee_id, task.id, effect.kind, found.position_id, tuple(new), None
+            task.assignee_id,
+            task.id,
+            effect.kind,
+            found.position_id,
+            found.members,
+            None,
+            already=tuple(already),
         )
         seq = self._decision(task, climbed, reassign)
         if reassign:
@@ -226,9 +262,9 @@ class DocumentSweep:
                 (
                     "notify.reassigned",
                     {
-                        **self._base([*new, task.assignee_id]),
+                        **self._base([*found.members, task.assignee_id]),
                         "from_member": task.assignee_id,
-                        "to_members": new,
+                        "to_members": sorted(found.members),
                         "decision": seq,
                     },
                 )
@@ -253,10 +289,18 @@ class DocumentSweep:
         action = Action.REASSIGN if reassign else Action.ESCALATE_UP
         return action, {
             "members": new,
+            **({"already": sorted(already)} if already else {}),
             "tasks": task_ids,
             "position_id": found.position_id,
             "decision": seq,
         }
+
+    def _former_seat(self, task: DueTask) -> int | None:
+        """Where a holder off today's chart (deactivated, or out of every seat) climbs
+        from: their most recent primary seat. Read only for such a holder."""
+        if task.assignee_id in self.chart.primary:
+            return None
+        return last_primary_seat(self.session, self.org.id, task.assignee_id, self.chart.day)
 
     def _steps_decided(self) -> Mapping[int, frozenset[str]]:
         if self._decided is None:
@@ -309,7 +353,7 @@ class DocumentSweep:
         return Action.GAP, {
             "gap": gap.to_json(),
             "decision": seq,
-            "bound_reached": gap.reason == ESCALATION_BOUND,
+            "bound_reached": gap.reason == GapReason.ESCALATION_BOUND,
         }
 
     def _decision(self, task: DueTask, climbed: Climbed, reassign: bool) -> int:

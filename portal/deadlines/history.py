@@ -11,7 +11,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import insert, update
+from sqlalchemy import bindparam, insert, update
 from sqlalchemy.orm import Session
 
 from portal.documents.access import DocumentRecord
@@ -19,6 +19,13 @@ from portal.documents.transitions import DECISION_TABLE, DOCUMENT_TABLE
 from portal.domain.chain import link_hash
 from portal.domain.deadlines import DEADLINE_GATE
 from portal.domain.resolution import Gap
+
+_APPEND = insert(DECISION_TABLE)
+_MOVE_HEAD = (
+    update(DOCUMENT_TABLE)
+    .where(DOCUMENT_TABLE.c.org_id == bindparam("b_org"), DOCUMENT_TABLE.c.id == bindparam("b_id"))
+    .values(chain_seq=bindparam("chain_seq"), chain_hash=bindparam("chain_hash"))
+)
 
 
 @dataclass(frozen=True)
@@ -31,11 +38,18 @@ class Climbed:
     kind: str
     # The seat reached (None: a gap).
     position_id: int | None
+    # Everyone reached: who holds the task from now on.
     members: tuple[int, ...]
     gap: Gap | None
+    # Those of ``members`` who held the step already (no new task for them).
+    already: tuple[int, ...] = ()
+
+    @property
+    def new_holders(self) -> list[int]:
+        return sorted(m for m in self.members if m not in self.already)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "from_member": self.from_member,
             "task": self.task_id,
             "kind": self.kind,
@@ -43,6 +57,9 @@ class Climbed:
             "members": sorted(self.members),
             "gap": self.gap.to_json() if self.gap is not None else None,
         }
+        if self.already:
+            data["already"] = sorted(self.already)
+        return data
 
 
 def append_sweep_decision(
@@ -74,7 +91,7 @@ def append_sweep_decision(
         "currency": doc.currency,
         "winning_floor": band_floor,
         # Who got new tasks (nobody, for a gap).
-        "eligible": sorted(climbed.members),
+        "eligible": climbed.new_holders,
         "resolution": [climbed.to_json()],
         "comment": "",
         "request_id": None,
@@ -82,10 +99,10 @@ def append_sweep_decision(
         "prev_hash": doc.chain_hash,
     }
     row["hash"] = link_hash(row)
-    session.execute(insert(DECISION_TABLE).values(**row))
-    session.execute(
-        update(DOCUMENT_TABLE)
-        .where(DOCUMENT_TABLE.c.org_id == doc.org_id, DOCUMENT_TABLE.c.id == doc.id)
-        .values(chain_seq=row["seq"], chain_hash=row["hash"])
+    conn = session.connection()
+    conn.execute(_APPEND, row)
+    conn.execute(
+        _MOVE_HEAD,
+        {"b_org": doc.org_id, "b_id": doc.id, "chain_seq": row["seq"], "chain_hash": row["hash"]},
     )
     return int(row["seq"]), str(row["hash"])

@@ -40,8 +40,14 @@ def sweep_deadlines() -> int:
     try:
         connection = redis_holder.get()
         for org_id in due:
-            if connection.set(_queued_flag(org_id), "1", nx=True, ex=QUEUED_FOR):
-                enqueue(sweep_organization, org_id, queue_name=SWEEP_QUEUE)
+            flag = _queued_flag(org_id)
+            if connection.set(flag, "1", nx=True, ex=QUEUED_FOR):
+                try:
+                    enqueue(sweep_organization, org_id, queue_name=SWEEP_QUEUE)
+                except Exception:
+                    # No job is waiting: the flag must not keep the next tick out.
+                    connection.delete(flag)
+                    raise
                 enqueued += 1
     except Exception as exc:  # the due tasks stay due: the next tick finds them again
         log.warning("could not enqueue the deadline sweep: %s", exc)
@@ -60,5 +66,13 @@ def sweep_organization(org_id: int, *, batch: int = 100) -> int:
 def sweep_now() -> int:
     """Plan and sweep every organization in this process (the command line, tests,
     the embedded demo); returns how many effects were applied."""
-    due = services.organizations_to_sweep() or []
+    return sweep_once() or 0
+
+
+def sweep_once() -> int | None:
+    """As ``sweep_now``, but None when another planner holds the lock this moment (it
+    is sweeping: nothing was done here)."""
+    due = services.organizations_to_sweep()
+    if due is None:
+        return None
     return sum(services.sweep_organization_now(org_id) for org_id in due)

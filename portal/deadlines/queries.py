@@ -9,11 +9,11 @@ PostgreSQL), on the partial indexes ``ix_task_sweep_due`` and ``ix_task_sweep_du
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import chart_version_of
@@ -90,6 +90,24 @@ def documents_due(
     )
 
 
+def due_tasks_put_off(
+    session: Session, org_id: int, document_id: int, now: datetime, wait: timedelta
+) -> int:
+    """Move the document's due tasks' next sweep to ``now + wait`` (its sweep failed);
+    returns how many were moved."""
+    moved = session.connection().execute(
+        update(_TASK)
+        .where(
+            _TASK.c.org_id == org_id,
+            _TASK.c.document_id == document_id,
+            _DUE,
+            _TASK.c.sweep_at <= now,
+        )
+        .values(sweep_at=now + wait)
+    )
+    return moved.rowcount
+
+
 def lock_document(
     session: Session, org_id: int, document_id: int, *, skip_locked: bool
 ) -> VisibleDocument | None:
@@ -98,7 +116,8 @@ def lock_document(
     statement = select(_DOC, chart_version_of(_DOC.c.org_id).label("chart_version")).where(
         _DOC.c.org_id == org_id, _DOC.c.id == document_id
     )
-    row = session.execute(statement.with_for_update(of=_DOC, skip_locked=skip_locked)).first()
+    locked = statement.with_for_update(of=_DOC, skip_locked=skip_locked)
+    row = session.connection().execute(locked).first()
     if row is None:
         return None
     # The requester's name is for pages; the sweep shows none (and an automatic
@@ -127,7 +146,7 @@ def open_tasks_of(session: Session, doc: DocumentRecord) -> list[DueTask]:
     """The document's open tasks, locked (read under the document's lock, so a decision
     closing them waits or has committed): the due ones are the sweep's work, and all of
     them say who holds each step already."""
-    rows = session.execute(
+    rows = session.connection().execute(
         select(
             _TASK.c.id,
             _TASK.c.state,
@@ -148,13 +167,27 @@ def open_tasks_of(session: Session, doc: DocumentRecord) -> list[DueTask]:
         .order_by(_TASK.c.id)
         .with_for_update(of=_TASK)
     )
-    return [DueTask(*row[:4], tuple(row[4]), *row[5:]) for row in rows]
+    return [
+        DueTask(
+            row.id,
+            row.state,
+            row.assignee_id,
+            row.via,
+            tuple(row.transitions),
+            row.band_floor,
+            row.due_at,
+            row.created_at,
+            row.level,
+            row.sweep_at,
+        )
+        for row in rows
+    ]
 
 
 def effects_recorded(session: Session, doc: DocumentRecord) -> dict[int, set[tuple[str, int]]]:
     """Per task of the document, the (kind, level) of every effect already recorded."""
     done: dict[int, set[tuple[str, int]]] = {}
-    for task_id, kind, level in session.execute(
+    for task_id, kind, level in session.connection().execute(
         select(_EFFECT.c.task_id, _EFFECT.c.kind, _EFFECT.c.level).where(
             _EFFECT.c.org_id == doc.org_id, _EFFECT.c.document_id == doc.id
         )

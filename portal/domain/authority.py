@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from portal.domain.dispute import raised_the_dispute
 from portal.domain.errors import DomainError
 from portal.domain.exclusive import EXCLUSIVE_APPROVAL, other_step
 from portal.domain.graph import Gate, Graph, StateRole, Transition
@@ -28,6 +29,10 @@ from portal.domain.resolution import Resolution, resolve_all
 
 if TYPE_CHECKING:
     from portal.domain.engine import DocumentFacts
+
+
+# States entering which commits or pays money: never by the system alone.
+_MONEY_ROLES = (StateRole.ACCRUAL, StateRole.PAYOUT)
 
 
 class TransitionRefused(DomainError):
@@ -102,17 +107,18 @@ def authorize(
     eligible = band.members if band else ()
     floor = band.floor if band else None
     if actor.system and actor.member_id is None:
-        # The flow's own deadline decides: recorded as the system, with the step's
-        # eligible set as it stood.
+        # The flow's own deadline decides — but only what a person of the step could
+        # (a band covers the amount) and never a move of money, whatever a graph says
+        # (the validator refuses such a deadline too): recorded as the system, with the
+        # step's eligible set as it stood.
+        if band is None:
+            raise TransitionRefused("no_band_covers_amount", amount=str(document.amount))
+        target = graph.state(transition.to_state)
+        if transition.reverses or (target is not None and target.role in _MONEY_ROLES):
+            raise TransitionRefused("automatic_money_move")
         left = _without_spent(graph, gate_state, document, eligible)
         return Authority(Via.SYSTEM, None, gate_state, floor, left, resolutions)
-    source = graph.state(transition.from_state)
-    if (
-        source is not None
-        and source.role == StateRole.DISPUTE
-        and actor.member_id is not None
-        and actor.member_id == document.dispute_raiser
-    ):
+    if raised_the_dispute(graph, transition.from_state, actor.member_id, document.dispute_raiser):
         raise TransitionRefused("dispute_raiser")
     if actor.member_id is not None and actor.member_id == document.requester:
         raise TransitionRefused("self_approval")

@@ -43,6 +43,12 @@ class Channel(StrEnum):
 KINDS: tuple[NoticeKind, ...] = tuple(NoticeKind)
 CHANNELS: tuple[Channel, ...] = tuple(Channel)
 
+
+def offered_kinds(is_admin: bool) -> tuple[NoticeKind, ...]:
+    """The kinds a member chooses about: the admins' alerts only for admins."""
+    return tuple(k for k in KINDS if k is not NoticeKind.ADMIN or is_admin)
+
+
 # In the portal: everything. By mail: what asks something of the reader or cannot wait
 # for their next visit — a task, its reminder before the deadline (a reminder that only
 # shows inside the portal reaches only people already looking at it, which defeats its

@@ -43,6 +43,11 @@ class GapReason:
     NO_BAND = "no_band"
     # Everyone in the band decides another step of the document (``domain.exclusive``).
     EXCLUSIVE_APPROVAL = "exclusive_approval"
+    # Whoever raised the dispute being closed may not close it (``domain.dispute``).
+    DISPUTE_RAISER = "dispute_raiser"
+    # A task escalated as far as the grants' ``max_escalation_levels`` allow
+    # (``domain.climb``).
+    ESCALATION_BOUND = "escalation_bound"
     ALL = (
         VACANT,
         POSITION_RETIRED,
@@ -54,6 +59,8 @@ class GapReason:
         ONLY_THE_REQUESTER,
         NO_BAND,
         EXCLUSIVE_APPROVAL,
+        DISPUTE_RAISER,
+        ESCALATION_BOUND,
     )
 
 

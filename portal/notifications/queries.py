@@ -29,6 +29,7 @@ from portal.documents.queries.notices import (
 )
 from portal.domain.actor import Actor
 from portal.domain.notice_preferences import NoticeKind, NoticeSettings, settings_of
+from portal.domain.notice_preferences import offered_kinds as kinds_offered
 from portal.notifications.models import Notification
 from portal.notifications.preferences import stored_preferences_in
 from portal.orgchart.queries import gap_names, seat_labels_in
@@ -256,4 +257,4 @@ def notice_preferences_of(actor: Actor) -> NoticeSettings:
 
 def offered_kinds(actor: Actor) -> tuple[NoticeKind, ...]:
     """The kinds a member chooses about: the admins' alerts only for admins."""
-    return tuple(k for k in NoticeKind if k is not NoticeKind.ADMIN or actor.is_admin)
+    return kinds_offered(actor.is_admin)

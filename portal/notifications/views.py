@@ -17,14 +17,13 @@ from portal.domain.notice_preferences import (
     DEFAULTS,
     NoticeSettings,
     field_name,
-    read_preference_form,
 )
 from portal.domain.text_input import is_id
 from portal.notifications.queries import notice_preferences_of, notifications_page, offered_kinds
 from portal.notifications.services import (
     mark_notifications_read,
     open_notification,
-    save_notice_preferences,
+    submit_notice_preferences,
 )
 from portal.notifications.wording import notice_text
 from portal.web.messages import message_for
@@ -79,15 +78,14 @@ def preferences() -> ResponseReturnValue:
     """Which kinds of notice reach the member in the portal and by mail (every box of the
     form is sent when ticked; one not sent is off), and the daily digest."""
     actor = current_actor()
-    current = notice_preferences_of(actor)
     if request.method == "GET":
-        return _preferences_page(current)
+        return _preferences_page(notice_preferences_of(actor))
     pairs = [(k, v) for k, v in request.form.items(multi=True) if k != "csrf_token"]
     try:
-        chosen = read_preference_form(pairs, shown=offered_kinds(actor), current=current)
+        submit_notice_preferences(actor, pairs)
     except DomainError as error:
-        return _preferences_page(current, error=message_for(error), status=422)
-    save_notice_preferences(actor, chosen)
+        # Refused whole: the page shows the choices as they still stand.
+        return _preferences_page(notice_preferences_of(actor), error=message_for(error), status=422)
     flash(_("Your notification preferences are saved."), "success")
     return redirect(url_for(".preferences"), code=303)
 

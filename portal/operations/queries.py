@@ -17,16 +17,15 @@ from portal.config import Settings
 from portal.core import outbox
 from portal.core.clock import clock
 from portal.core.health import SmtpCheck, Workers, smtp_check, worker_beats
-from portal.core.heartbeat import last_beat
+from portal.core.heartbeat import SWEEP_HEARTBEAT, last_beat
 from portal.core.uow import unit_of_work_for
-from portal.documents.queries.overdue import overdue_task_rows_in
+from portal.documents.queries.overdue import oldest_sweep_due_in, overdue_task_rows_in
 from portal.domain.actor import Actor, require_admin
 from portal.domain.graph import Graph
 from portal.flows import queries as flows
 
 # How many overdue tasks and dead letters the page lists (it says how many there are).
 LISTED = 100
-SWEEP = "deadline_sweep"
 # The sweep is late when its heartbeat is older than this many of its intervals.
 LATE_AFTER_INTERVALS = 3
 
@@ -62,6 +61,10 @@ class Sweep:
     interval: timedelta
     # The heartbeat is older than three intervals: the scheduler or the workers are away.
     late: bool
+    # Since when this organization's oldest due deadline work has waited (None: none
+    # waits); older than three intervals, no worker serves the sweep queue.
+    waiting_since: datetime | None = None
+    stalled: bool = False
 
 
 @dataclass(frozen=True)
@@ -120,12 +123,16 @@ def operations_overview(actor: Actor, settings: Settings) -> OperationsOverview:
             for e in outbox.dead_letters_in(s, LISTED)
             if e.dead_at is not None
         ]
-        beat = last_beat(s, SWEEP)
+        beat = last_beat(s, SWEEP_HEARTBEAT)
+        waiting_since = oldest_sweep_due_in(s.connection(), actor.org_id, now)
     last_run = beat.beat_at if beat is not None else None
     sweep = Sweep(
         last_run,
         interval,
         late=last_run is None or now - last_run > LATE_AFTER_INTERVALS * interval,
+        waiting_since=waiting_since,
+        stalled=waiting_since is not None
+        and now - waiting_since > LATE_AFTER_INTERVALS * interval,
     )
     return OperationsOverview(
         now=now,

@@ -33,6 +33,7 @@ TOPIC_NAMES = {
     "mail.two_factor_on": _l("Mail: two-factor sign-in turned on"),
     "mail.two_factor_off": _l("Mail: two-factor sign-in turned off"),
     "mail.digest": _l("Mail: a daily digest"),
+    "mail.notice": _l("Mail: a notice (a task, a reminder, an escalation)"),
 }
 
 

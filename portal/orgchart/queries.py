@@ -149,6 +149,23 @@ def position_choices_in(
 chart_cache: LruCache[tuple[int, int, date], ChartSnapshot] = LruCache(256)
 
 
+def last_primary_seat(session: Session, org_id: int, member_id: int, day: date) -> int | None:
+    """The seat of ``member_id``'s most recent primary holding begun by ``day`` (ended or
+    not, the member active or not), or None when they never had one: where a task they
+    still hold climbs from once they are off the chart."""
+    return session.connection().scalar(
+        select(_H.c.position_id)
+        .where(
+            _H.c.org_id == org_id,
+            _H.c.member_id == member_id,
+            _H.c.kind == HoldingKind.PRIMARY,
+            _H.c.valid_from <= day,
+        )
+        .order_by(_H.c.valid_from.desc(), _H.c.id.desc())
+        .limit(1)
+    )
+
+
 def load_chart(session: Session, day: date, *, version: int | None = None) -> ChartSnapshot:
     """The chart on ``day``: every seat and unit, the holdings that cover the day
     (active members only: a holding can outlive its membership), and the roles —

@@ -345,6 +345,7 @@ def test_a_second_sweeper_that_missed_the_record_writes_nothing(people, globex):
         chart = load_chart(s, clock.today_in(org.time_zone))
         sweep = DocumentSweep(uow, org, loaded, graph, chart, clock.now())
         sweep.sweep_task(due, set())
+        sweep.finish()
     assert len(sweep_rows(siti.org_id, doc)) == 1
     assert len(events(siti.org_id, "notify.escalated", doc)) == 1
     assert len(open_tasks(siti.org_id, doc)) == 2

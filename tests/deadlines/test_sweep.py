@@ -17,20 +17,21 @@ from decimal import Decimal
 import pytest
 from click.testing import CliRunner
 from flask.cli import ScriptInfo
-from sqlalchemy import select
+from sqlalchemy import create_engine, text
+from sqlalchemy.pool import NullPool
 
 from portal.accounts.services.organizations import archive_organization, restore_organization
 from portal.cli import main
 from portal.core.clock import clock
 from portal.core.heartbeat import last_beat
-from portal.core.queue import get_queue, redis_holder
+from portal.core.queue import SWEEP_QUEUE, get_queue, redis_holder
 from portal.core.uow import operator_work, unit_of_work, unit_of_work_for
-from portal.deadlines import jobs
+from portal.deadlines import jobs, services
 from portal.deadlines.jobs import sweep_deadlines, sweep_now
+from portal.deadlines.queries import documents_due
 from portal.deadlines.services import sweep_organization_now
 from portal.documents import services as documents
 from portal.documents import transitions
-from portal.documents.models import Task
 from portal.domain.deadlines import MAX_REMINDERS
 from portal.domain.graph import BreachAction, Deadline
 from tests.deadlines.sweeping import PURCHASE_FIELDS as FIELDS
@@ -178,17 +179,21 @@ def test_one_organizations_sweep_neither_touches_nor_sees_anothers_tasks(
     [globex_task] = task_rows(gina.org_id, globex_doc)
     clock.advance(timedelta(days=4))
 
+    # Acme's sweep finds Acme's due document only, while Globex's is due too.
+    with unit_of_work(siti.org_id) as uow:
+        assert documents_due(uow.session, siti.org_id, clock.now(), 0, 100) == [acme_doc.id]
+    with unit_of_work(gina.org_id) as uow:
+        assert documents_due(uow.session, gina.org_id, clock.now(), 0, 100) == [globex_doc.id]
     assert sweep_organization_now(siti.org_id) == 1
     assert len(sweep_rows(siti.org_id, acme_doc)) == 1
-    # Globex's task is as it was: nothing recorded, nothing told, not moved on.
+    # Globex's rows, read in Globex's own unit of work: nothing recorded, nothing told,
+    # the task not moved on.
     assert effects(gina.org_id, globex_doc) == []
     assert events(gina.org_id, "notify.overdue") == []
     [still] = task_rows(gina.org_id, globex_doc)
-    assert still.sweep_at == globex_task.sweep_at
-    # Acme's units of work do not see Globex's tasks at all.
-    with unit_of_work(siti.org_id) as uow:
-        ids = set(uow.session.scalars(select(Task.id)))
-    assert globex_task.id not in ids
+    assert (still.id, still.sweep_at) == (globex_task.id, globex_task.sweep_at)
+    with unit_of_work(gina.org_id) as uow:
+        assert documents_due(uow.session, gina.org_id, clock.now(), 0, 100) == [globex_doc.id]
 
     # Its own sweep reminds Gus, in Globex only.
     assert sweep_organization_now(gina.org_id) == 1
@@ -200,7 +205,7 @@ def test_one_organizations_sweep_neither_touches_nor_sees_anothers_tasks(
 def _sweep_jobs() -> list:
     return [
         job
-        for job in get_queue().get_jobs()
+        for job in get_queue(SWEEP_QUEUE).get_jobs()
         if (job.func_name or "").endswith("deadlines.jobs.sweep_organization")
     ]
 
@@ -224,13 +229,32 @@ def test_the_planner_enqueues_one_job_per_organization_with_due_work(people, glo
         assert heartbeat.detail["orgs"] == 2
 
     for job in _sweep_jobs():
-        get_queue().remove(job)
+        get_queue(SWEEP_QUEUE).remove(job)
         job.perform()
     assert len(sweep_rows(siti.org_id, doc)) == 1
     assert [e.action for e in effects(gina.org_id, globex_doc)] == ["superseded", "remind"]
     # Their flags are cleared: the next due work is enqueued again.
     clock.advance(timedelta(days=3))
     assert sweep_deadlines() == 2
+
+
+def test_a_failed_enqueue_leaves_the_organization_to_the_next_tick(people, globex, monkeypatch):
+    clock.freeze(START)
+    siti = people("siti")
+    submitted(siti)
+    clock.advance(timedelta(days=3))
+
+    def refused(*args, **kwargs):
+        raise ConnectionError("Redis refused the job")
+
+    monkeypatch.setattr(jobs, "enqueue", refused)
+    assert sweep_deadlines() == 0
+    # No job waits, and no flag keeps the organization out.
+    assert redis_holder.get().get(jobs._queued_flag(siti.org_id)) is None
+    monkeypatch.undo()
+    # The allowed case: the very next tick enqueues it.
+    assert sweep_deadlines() == 1
+    assert [job.args[0] for job in _sweep_jobs()] == [siti.org_id]
 
 
 def test_redis_out_of_reach_loses_nothing(people, globex, monkeypatch, caplog):
@@ -252,6 +276,40 @@ def test_redis_out_of_reach_loses_nothing(people, globex, monkeypatch, caplog):
     assert sweep_deadlines() == 1
 
 
+def test_a_document_whose_sweep_fails_waits_a_while_and_the_others_are_swept(
+    people, globex, monkeypatch, caplog
+):
+    clock.freeze(START)
+    siti = people("siti")
+    failing, fine = submitted(siti), submitted(siti)
+    clock.advance(timedelta(days=3))
+    sweep_document = services.sweep_document
+
+    def broken(org, document_id):
+        if document_id == failing.id:
+            raise RuntimeError("this document cannot be swept")
+        return sweep_document(org, document_id)
+
+    monkeypatch.setattr(services, "sweep_document", broken)
+    with caplog.at_level(logging.ERROR, logger=services.log.name):
+        assert sweep_organization_now(siti.org_id) == 1
+    # The others are swept; the failing one is logged once and put off.
+    assert len(sweep_rows(siti.org_id, fine)) == 1
+    [logged] = [r for r in caplog.records if r.exc_info is not None]
+    assert f"document {failing.id} " in logged.getMessage()
+    retry_at = clock.now() + services.RETRY_AFTER
+    assert [t.sweep_at for t in task_rows(siti.org_id, failing)] == [retry_at]
+    # Not every tick: nothing is due until then.
+    clock.advance(services.RETRY_AFTER - MINUTE)
+    assert services.organizations_to_sweep() == []
+    assert sweep_organization_now(siti.org_id) == 0
+    # Then it is tried again; mended, it is swept.
+    monkeypatch.undo()
+    clock.advance(MINUTE)
+    assert sweep_now() == 1
+    assert len(sweep_rows(siti.org_id, failing)) == 1
+
+
 def test_portal_sweep_runs_it_once_and_says_how_many(app, people, globex):
     clock.freeze(START)
     siti = people("siti")
@@ -265,6 +323,30 @@ def test_portal_sweep_runs_it_once_and_says_how_many(app, people, globex):
     assert len(sweep_rows(siti.org_id, doc)) == 1
     result = runner.invoke(main, ["sweep"], obj=info)
     assert "0 effect(s) applied" in result.output
+
+
+def test_portal_sweep_says_so_when_another_sweep_holds_the_lock(app, backend, people, globex):
+    if not backend.postgres:
+        pytest.skip("the planner's lock is PostgreSQL's")
+    clock.freeze(START)
+    siti = people("siti")
+    doc = submitted(siti)
+    clock.advance(timedelta(days=3))
+    runner = CliRunner()
+    info = ScriptInfo(create_app=lambda: app)
+    # Another planner, in a connection of its own, holds the lock.
+    other = create_engine(backend.owner_url, poolclass=NullPool)
+    with other.connect() as conn, conn.begin():
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": services.PLANNER_LOCK})
+        result = runner.invoke(main, ["sweep"], obj=info)
+    other.dispose()
+    assert result.exit_code == 0, result.output
+    assert "another sweep is running" in result.output
+    assert "effect(s)" not in result.output
+    assert sweep_rows(siti.org_id, doc) == []
+    # The lock released: this one sweeps.
+    result = runner.invoke(main, ["sweep"], obj=info)
+    assert "1 effect(s) applied" in result.output
 
 
 def test_an_archived_organization_is_not_swept_until_it_is_restored(people, globex, make_member):

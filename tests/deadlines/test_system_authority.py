@@ -8,11 +8,14 @@ waits for LEAD, their superior.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from decimal import Decimal
+
 import pytest
 
 from portal.domain.authority import Principal
 from portal.domain.engine import TransitionRefused, Via, authorize
-from tests.domain.test_engine import PURCHASE, chart, doc, exit_of
+from tests.domain.test_engine import CLAIM, PURCHASE, chart, doc, exit_of
 from tests.domain.test_resolution import LONER, STAFF
 from tests.domain.test_routing import LEAD
 
@@ -69,3 +72,34 @@ def test_the_system_never_takes_the_requesters_own_steps():
             PURCHASE, exit_of(PURCHASE, "draft", "submit"), doc(PURCHASE, "draft"), SYSTEM, chart()
         )
     assert refused.value.code == "not_requester"
+
+
+def test_the_system_never_moves_money_whatever_the_graph_says():
+    # Allowed first: a step that commits nothing (approve) is the system's to take.
+    found = authorize(
+        CLAIM, exit_of(CLAIM, "reviewed", "approve"), doc(CLAIM, "reviewed"), SYSTEM, chart()
+    )
+    assert found.via == Via.SYSTEM
+    # Into the accrual (money committed) and the payout: a person's, always.
+    for state, key in (("approved", "verify_category"), ("category_verified", "pay")):
+        with pytest.raises(TransitionRefused) as refused:
+            authorize(CLAIM, exit_of(CLAIM, state, key), doc(CLAIM, state), SYSTEM, chart())
+        assert refused.value.code == "automatic_money_move"
+
+
+def test_the_system_decides_no_amount_that_no_band_covers():
+    # The purchase request's bands start at zero; a graph whose only grant starts
+    # higher leaves a small amount to nobody — nor to the system.
+    raised = replace(
+        PURCHASE,
+        grants=tuple(replace(g, min_amount=Decimal("1000000")) for g in PURCHASE.grants),
+    )
+    with pytest.raises(TransitionRefused) as refused:
+        authorize(
+            raised,
+            exit_of(raised, "submitted", "approve"),
+            doc(raised, "submitted"),
+            SYSTEM,
+            chart(),
+        )
+    assert refused.value.code == "no_band_covers_amount"

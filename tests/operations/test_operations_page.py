@@ -270,3 +270,26 @@ def test_the_mail_server_check_is_shown(app, people, monkeypatch):
     monkeypatch.setitem(app.extensions, "portal.settings", settings.with_(smtp_host=""))
     files = browser.get(PAGE).get_data(as_text=True)
     assert "No mail server is configured: mail is written to files" in files
+
+
+def test_work_the_planner_sees_but_no_worker_takes_is_called_stalled(app, people):
+    aisha, jason = people("aisha"), people("jason")
+    browser, _ = demo_browser(app, "aisha")
+    # The planner has just run: its heartbeat is fresh.
+    with unit_of_work(aisha.org_id) as uow:
+        beat(uow.session, "deadline_sweep", {"organizations": 1})
+    _late_purchase(jason)  # its sweep was due a day ago and nobody took it
+    with unit_of_work(aisha.org_id) as uow:
+        beat(uow.session, "deadline_sweep", {"organizations": 1})
+    html = browser.get(PAGE).get_data(as_text=True)
+    assert 'data-testid="ops-sweep-late"' not in html
+    assert 'data-testid="ops-sweep-stalled"' in html
+    assert "portal worker --queue sweep" in html
+
+    # The sweep takes it: nothing waits any more, nothing is said.
+    from portal.deadlines.jobs import sweep_now
+
+    assert sweep_now() >= 1
+    with unit_of_work(aisha.org_id) as uow:
+        beat(uow.session, "deadline_sweep", {"organizations": 0})
+    assert 'data-testid="ops-sweep-stalled"' not in browser.get(PAGE).get_data(as_text=True)

@@ -212,13 +212,20 @@ def active_member_ids_in(session: Session, member_ids: Iterable[int | None]) -> 
     ids = storable_ids(member_ids)
     if not ids:
         return set()
-    return set(session.scalars(active_members_among(ids)))
+    return set(
+        session.scalars(
+            select(Membership.id).where(Membership.id.in_(ids), Membership.active.is_(True))
+        )
+    )
 
 
-def active_members_among(member_ids: set[int]) -> Select[tuple[int]]:
-    """The ids of those of ``member_ids`` (storable ids) that are active members here, as
-    a statement a caller may build on (one statement instead of two)."""
-    return select(Membership.id).where(Membership.id.in_(member_ids), Membership.active.is_(True))
+def active_members_among(org_id: int, member_ids: set[int]) -> Select[int]:
+    """The ids of those of ``member_ids`` (storable ids) that are active members of
+    ``org_id``, as a statement a caller may build on (one statement instead of two). It
+    names the organization itself: it may run below the ORM's tenant filter."""
+    return select(Membership.id).where(
+        Membership.org_id == org_id, Membership.id.in_(member_ids), Membership.active.is_(True)
+    )
 
 
 # --- users, organizations, members ----------------------------------------------------
@@ -308,7 +315,17 @@ def mail_recipients_in(
     ids = storable_ids(member_ids)
     if not ids:
         return {}
-    rows = session.execute(
+    rows = session.execute(mail_recipients_among(ids))
+    return {row[0]: MailRecipient(*row) for row in rows}
+
+
+def mail_recipients_among(
+    member_ids: set[int],
+) -> Select[int, str, str, str, str, str | None, str, str]:
+    """The statement of ``mail_recipients_in`` (a row is a ``MailRecipient``'s fields,
+    the member's id first), for a caller to add what it reads with them: one statement
+    instead of two."""
+    return (
         select(
             Membership.id,
             User.email,
@@ -322,10 +339,19 @@ def mail_recipients_in(
         .join(User, User.id == Membership.user_id)
         .join(Organization, Organization.id == Membership.org_id)
         .where(
-            Membership.id.in_(ids),
+            Membership.id.in_(member_ids),
             Membership.active.is_(True),
             User.active.is_(True),
             Organization.archived_at.is_(None),
         )
     )
-    return {row[0]: MailRecipient(*row) for row in rows}
+
+
+def lock_membership_in(session: Session, member_id: int) -> None:
+    """Lock the member's row for the rest of the transaction: what a member changes of
+    their own (their notice preferences) is then changed one save after the other."""
+    session.connection().execute(
+        select(_MEMBER.c.id)
+        .where(_MEMBER.c.org_id == session.info["org_id"], _MEMBER.c.id == member_id)
+        .with_for_update()
+    )

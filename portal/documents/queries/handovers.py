@@ -21,11 +21,9 @@ from sqlalchemy.orm import Session
 from portal.accounts.queries import member_names, time_zone_in
 from portal.documents.access import DocumentRecord
 from portal.documents.models import Decision, Task, TaskStatus
+from portal.domain.deadlines import DEADLINE_GATE
 from portal.domain.time_zones import local_day
 from portal.orgchart.queries import gap_names_in, load_chart
-
-# The gate a deadline decision is recorded under: the sweep acted, not a member.
-DEADLINE_GATE = "deadline"
 
 
 @dataclass(frozen=True)

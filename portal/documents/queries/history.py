@@ -17,6 +17,7 @@ from portal.accounts.queries import member_names
 from portal.core.db import UtcDateTime
 from portal.documents.access import DocumentRecord
 from portal.documents.models import DocumentEdit, Task
+from portal.domain.graph import BreachAction
 
 
 @dataclass(frozen=True)
@@ -72,9 +73,6 @@ _EFFECT = table(
     column("action", String),
     column("applied_at", UtcDateTime()),
 )
-# The action of an effect that notified the holder again (others escalated, reassigned,
-# fired a transition, or were superseded and sent nothing).
-REMIND = "remind"
 
 
 class Dated(Protocol):
@@ -122,7 +120,9 @@ def reminders_in(session: Session, doc: DocumentRecord) -> list[ReminderEntry]:
             .where(
                 _EFFECT.c.org_id == doc.org_id,
                 _EFFECT.c.document_id == doc.id,
-                _EFFECT.c.action == REMIND,
+                # An effect that notified the holder again (others escalated,
+                # reassigned, fired a transition, or were superseded and sent nothing).
+                _EFFECT.c.action == BreachAction.REMIND,
             )
             .order_by(_EFFECT.c.applied_at, _EFFECT.c.id)
         )

@@ -55,3 +55,19 @@ def overdue_task_rows_in(
     total count of them, then the document id, reference, title, kind, version and
     state, the holder's name, the due date and the task's escalation level."""
     return list(connection.execute(_OVERDUE, {"org": org_id, "now": now, "rows": rows}))
+
+
+_OLDEST_DUE = select(func.min(_TASK.c.sweep_at)).where(
+    _TASK.c.org_id == bindparam("org"),
+    _TASK.c.status == TaskStatus.OPEN,
+    _TASK.c.sweep_at.is_not(None),
+    _TASK.c.sweep_at <= bindparam("now"),
+)
+
+
+def oldest_sweep_due_in(conn: Connection, org_id: int, now: datetime) -> datetime | None:
+    """Since when the organization's oldest deadline work waits for the sweep (None:
+    nothing waits). The planner can beat its heartbeat while no worker serves the sweep
+    queue: this says whether the organization's deadlines are actually acted on."""
+    found: datetime | None = conn.scalar(_OLDEST_DUE, {"org": org_id, "now": now})
+    return found

@@ -19,6 +19,9 @@ DOCUMENTS: dict[str, str | tuple[str, str]] = {
     "dispute_raiser": N_("Whoever raised a dispute cannot also close it."),
     "no_band_covers_amount": N_("No approver's band covers an amount of %(amount)s."),
     "delegation_not_active": N_("That delegation is not active today."),
+    "automatic_money_move": N_(
+        "A deadline may not move money on its own: a person must take this step."
+    ),
     # exclusive approval: %(step)s is the name of the step they decided.
     "exclusive_approval": N_(
         "You already decided “%(step)s” on this document. This flow has exclusive approval: nobody decides more than one step of the same document."
@@ -73,6 +76,9 @@ DOCUMENTS: dict[str, str | tuple[str, str]] = {
     "gap_role_empty": N_("No active member has the role %(role)s."),
     "gap_only_the_requester": N_(
         "Only %(member)s could decide here, and nobody approves their own document."
+    ),
+    "gap_dispute_raiser": N_(
+        "Only %(member)s could decide here, and whoever raised a dispute cannot also close it."
     ),
     "gap_no_band": N_("No grant on this step covers this amount."),
     "gap_exclusive_approval": N_(
