@@ -35,11 +35,17 @@ def mail_transport_line(settings: Settings) -> str:
     help="The one queue this process serves (run one process per queue).",
 )
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
+@click.option(
+    "--fork/--in-process",
+    default=None,
+    help="Fork a process per job, or run jobs in this one [default: in-process for the"
+    " sweep queue, forking for the others].",
+)
 @with_appcontext
-def worker(queue_name: str, burst: bool) -> None:
-    """Run an RQ worker on PORTAL_REDIS_URL, forking a process per job."""
-    from portal.core.queue import redis_holder
-    from portal.core.worker import PortalWorker, preload_job_modules
+def worker(queue_name: str, burst: bool, fork: bool | None) -> None:
+    """Run an RQ worker on PORTAL_REDIS_URL."""
+    from portal.core.queue import SWEEP_QUEUE, redis_holder
+    from portal.core.worker import InProcessWorker, PortalWorker, preload_job_modules
 
     if redis_holder.embedded:
         raise click.ClickException(
@@ -48,11 +54,14 @@ def worker(queue_name: str, burst: bool) -> None:
     # The app is built (by the CLI, before this runs) and the job modules imported here,
     # in the parent: every forked job starts from them instead of importing its own.
     modules = preload_job_modules()
-    click.echo(f"worker on queue {queue_name!r}; jobs preloaded from {len(modules)} modules")
-    click.echo(mail_transport_line(_settings()))
-    PortalWorker([queue_name], connection=redis_holder.get()).work(
-        burst=burst, logging_level="INFO"
+    forking = fork if fork is not None else queue_name != SWEEP_QUEUE
+    how = "a process per job" if forking else "jobs in this process"
+    click.echo(
+        f"worker on queue {queue_name!r} ({how}); jobs preloaded from {len(modules)} modules"
     )
+    click.echo(mail_transport_line(_settings()))
+    kind = PortalWorker if forking else InProcessWorker
+    kind([queue_name], connection=redis_holder.get()).work(burst=burst, logging_level="INFO")
 
 
 @main.command("scheduler")

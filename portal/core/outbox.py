@@ -103,6 +103,9 @@ def add_events(session: Session, events: list[tuple[str, dict[str, Any]]]) -> No
 
 Handler = Callable[[Session, OutboxEvent], None]
 _handlers: dict[str, Handler] = {}
+# A handler's way with several events at once (fewer statements), by the handler.
+BatchHandler = Callable[[Session, list[OutboxEvent]], None]
+_together: dict[Handler, BatchHandler] = {}
 
 # After this many failed attempts an event stops being retried and waits for an admin.
 MAX_ATTEMPTS = 8
@@ -112,11 +115,21 @@ LONGEST_WAIT = timedelta(hours=1)
 log = logging.getLogger(__name__)
 
 
-def register(prefix: str, handler: Handler) -> None:
+def register(prefix: str, handler: Handler, *, together: BatchHandler | None = None) -> None:
     """Deliver events whose topic starts with ``prefix`` (e.g. "notify.") with ``handler``.
     Handlers run in a savepoint of their batch's transaction and must be idempotent: the
-    event's id is their key, since delivery is at least once."""
+    event's id is their key, since delivery is at least once.
+
+    ``together``, when given, delivers several such events at once, as ``handler`` would
+    one by one; should it fail, each is delivered on its own, so only the failing one
+    is retried."""
     _handlers[prefix] = handler
+    if together is not None:
+        _together[handler] = together
+
+
+def together_for(handler: Handler) -> BatchHandler | None:
+    return _together.get(handler)
 
 
 def handler_for(topic: str) -> Handler | None:

@@ -5,10 +5,15 @@ A batch is one transaction: it claims up to ``BATCH`` due events ``FOR UPDATE SK
 LOCKED`` (so several workers share the work, never an event), runs each event's handler
 in a savepoint — a failure undoes only that event's writes, and is recorded on it for a
 retry with backoff or, after the last attempt, as a dead letter — then marks the
-delivered ones in one statement and commits. Mail is sent from inside the batch: if the
-batch's commit fails after a send, the whole batch is retried and its mail goes again,
-with the same ``Message-ID`` (delivery is at least once). Batches stay small so that such
-a repeat stays small and rare, and row locks are held briefly.
+delivered ones in one statement and commits. A handler that can take several events at
+once (the in-app notices: a few statements for the whole batch) gets them in one
+savepoint; should that fail, they are delivered one by one as above, so only the
+failing event is retried and nothing of the others is lost or written twice.
+
+Mail cannot be taken back, so a transaction sends at most one (``_one_mail_at_most``):
+should its commit fail after the send (a worker killed, the database gone), that one
+mail goes again, with the same ``Message-ID`` (delivery is at least once) — never a
+batch of them. Batches stay small so that row locks are held briefly.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from portal.core import outbox
 from portal.core.clock import clock
 from portal.core.outbox import (
     MAX_ATTEMPTS,
+    Handler,
     OutboxEvent,
     _doorbell,
     _handlers,
@@ -29,9 +35,12 @@ from portal.core.outbox import (
     backoff,
     handler_for,
     log,
+    together_for,
 )
 from portal.core.queue import redis_holder
 
+# What sends mail (``web.mail`` registers it): delivered one per transaction.
+MAIL_PREFIX = "mail."
 # Events per transaction: enough to spread a transaction's fixed cost (begin, the
 # tenant, the claim, the commit) thin, few enough that a failed commit repeats little.
 BATCH = 50
@@ -55,7 +64,7 @@ def dispatch_batches(org_id: int | None, *, limit: int = 200) -> int:
         with _work_for(org_id) as uow:
             s = uow.session
             now = clock.now()
-            events = _claim(s, now, min(BATCH, limit - claimed))
+            events = _one_mail_at_most(_claim(s, now, min(BATCH, limit - claimed)))
             if not events:
                 return delivered
             claimed += len(events)
@@ -64,6 +73,19 @@ def dispatch_batches(org_id: int | None, *, limit: int = 200) -> int:
     # other organizations' dispatches get their turn in between.
     outbox.nudge(org_id)
     return delivered
+
+
+def _one_mail_at_most(events: list[OutboxEvent]) -> list[OutboxEvent]:
+    """The claimed events this transaction delivers: all that only write to the
+    database, and at most one mail. A mail cannot be taken back: sent from a batch whose
+    commit then fails (a worker killed, the database gone), it would go again with every
+    other mail of the batch; one per transaction, at most that one repeats. The mail
+    left out stays due and its lock ends with this transaction: the next batch takes
+    it."""
+    mail = [e for e in events if e.topic.startswith(MAIL_PREFIX)]
+    if len(mail) <= 1:
+        return events
+    return [e for e in events if not e.topic.startswith(MAIL_PREFIX)] + mail[:1]
 
 
 def _claim(session: Session, now: datetime, size: int) -> list[OutboxEvent]:
@@ -84,19 +106,34 @@ def _claim(session: Session, now: datetime, size: int) -> list[OutboxEvent]:
 
 
 def _deliver(session: Session, events: list[OutboxEvent], now: datetime) -> int:
-    """Run each claimed event's handler in a savepoint; mark the delivered ones in one
+    """Run the claimed events' handlers, each event in a savepoint (or the events of a
+    handler that takes several at once, in one); mark the delivered ones in one
     statement and record each failure on its event. Returns how many were delivered."""
     delivered: list[int] = []
+    by_handler: dict[Handler, list[OutboxEvent]] = {}
     for event in events:
         handler = handler_for(event.topic)
         assert handler is not None
-        try:
-            with session.begin_nested():
-                handler(session, event)
-        except Exception as exc:  # a failed delivery is recorded and retried, never lost
-            _failed(event, exc, now)
-        else:
-            delivered.append(event.id)
+        by_handler.setdefault(handler, []).append(event)
+    for handler, group in by_handler.items():
+        together = together_for(handler)
+        if together is not None and len(group) > 1:
+            try:
+                with session.begin_nested():
+                    together(session, group)
+            except Exception as exc:  # one of them failed: find which, one at a time
+                log.info("delivering %d events together failed (%s)", len(group), exc)
+            else:
+                delivered += [event.id for event in group]
+                continue
+        for event in group:
+            try:
+                with session.begin_nested():
+                    handler(session, event)
+            except Exception as exc:  # a failed delivery is recorded and retried, never lost
+                _failed(event, exc, now)
+            else:
+                delivered.append(event.id)
     if delivered:
         session.execute(
             update(OutboxEvent)

@@ -21,7 +21,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import MailRecipient, mail_recipients_in
+from portal.accounts.queries import MailRecipient, mail_recipients_among, mail_recipients_in
+from portal.core.db import storable_ids, table_of
 from portal.core.mail import Letter
 from portal.notifications.models import Notification
 from portal.notifications.queries import NotificationView, notification_views_in
@@ -30,6 +31,7 @@ from portal.notifications.wording.deadlines import due_at_of, notice_subject
 from portal.web.i18n import format_day, format_moment, locale_for
 
 Composer = Callable[[Session, dict[str, Any]], Letter | None]
+_NOTIFICATION = table_of(Notification)
 
 
 @dataclass
@@ -109,18 +111,34 @@ def _links(
 
 
 def notice(session: Session, payload: dict[str, Any]) -> Letter | None:
-    """One notice, mailed on its own."""
-    reader = _recipient(session, payload)
-    if reader is None:
+    """One notice, mailed on its own: its reader and the notification in one statement."""
+    member_id, notification_id = payload.get("member_id"), payload.get("notification_id")
+    if not (isinstance(member_id, int) and isinstance(notification_id, int)):
         return None
-    row = session.scalar(
-        select(Notification).where(
-            Notification.id == payload.get("notification_id"),
-            Notification.member_id == reader.member_id,
+    if not (storable_ids([member_id]) and storable_ids([notification_id])):
+        return None
+    recipients = mail_recipients_among({member_id})
+    # Below the ORM (a mail is sent per event, and the ORM's per-statement cost is much
+    # of one): the notification's organization is named here, and its member is one of
+    # that organization's (the foreign key says so).
+    found = (
+        session.connection()
+        .execute(
+            recipients.add_columns(*_NOTIFICATION.c)
+            .join(_NOTIFICATION, _NOTIFICATION.c.member_id == recipients.selected_columns[0])
+            .where(
+                _NOTIFICATION.c.org_id == session.info["org_id"],
+                _NOTIFICATION.c.id == notification_id,
+            )
         )
+        .first()
     )
-    if row is None:
+    if found is None:
         return None
+    fields = len(recipients.selected_columns)
+    reader = MailRecipient(*found[:fields])
+    # A detached row, read only: what the notice says is made from it.
+    row = Notification(**dict(zip(_NOTIFICATION.c.keys(), found[fields:], strict=True)))
     [mailed] = _mailed(session, reader, [row])
     return Letter(
         to=reader.email,

@@ -131,8 +131,7 @@ def operations_overview(actor: Actor, settings: Settings) -> OperationsOverview:
         interval,
         late=last_run is None or now - last_run > LATE_AFTER_INTERVALS * interval,
         waiting_since=waiting_since,
-        stalled=waiting_since is not None
-        and now - waiting_since > LATE_AFTER_INTERVALS * interval,
+        stalled=waiting_since is not None and now - waiting_since > LATE_AFTER_INTERVALS * interval,
     )
     return OperationsOverview(
         now=now,

@@ -346,7 +346,7 @@ def test_a_worker_says_at_start_where_mail_goes(backend, settings, app, tmp_path
     started = _portal_worker(settings, tmp_path)
 
     assert started.returncode == 0, started.stderr
-    assert "worker on queue 'test-start'; jobs preloaded" in started.stdout
+    assert "worker on queue 'test-start' (a process per job); jobs preloaded" in started.stdout
     assert (
         f"mail: SMTP {settings.smtp_host}:{settings.smtp_port} (none), reachable" in started.stdout
     )
