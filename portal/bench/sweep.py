@@ -13,6 +13,7 @@ it is removed afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import tempfile
 import time
@@ -333,10 +334,9 @@ def bench_sweep(
             progress("delivering the sweep's notices for a minute …")
             with started_workers(DEFAULT_QUEUE, "after") as delivery:
                 delivery.wait_ready()
-                try:
+                # The rest is delivered after the run, or removed with it.
+                with contextlib.suppress(RuntimeError):
                     wait_until_idle(queue, timeout=60)
-                except RuntimeError:
-                    pass  # the rest is delivered after the run, or removed with it
         counts = count_effects(owner, org_ids)
         return Figures(
             organizations=organizations,
