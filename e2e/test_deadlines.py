@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import uuid
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from e2e.conftest import ARTIFACTS, move_clock, run_portal, screenshot
 from e2e.flow_editor import open_editor, outline_item, saved_when
@@ -26,8 +26,8 @@ from e2e.test_sign_in import sign_in
 KIND = "expense_claim"
 # The shortest deadline a flow may have (``domain.durations.MIN_DURATION_MINUTES``).
 DEADLINE = "1m"
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1366, "height": 900}
 
 
 def _both_sizes(page: Page, name: str) -> None:

@@ -45,7 +45,7 @@ _DUE = "status = 'open' AND sweep_at IS NOT NULL"
 HEARTBEATS = ("deadline_sweep", "mail_digest")
 
 
-def _org_column(table: str) -> sa.Column:  # type: ignore[type-arg]
+def _org_column(table: str) -> sa.Column[int]:
     return sa.Column(
         "org_id",
         ID,

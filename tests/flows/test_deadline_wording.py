@@ -7,12 +7,13 @@ fields."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from flask_babel import force_locale
 
 from portal.domain.deadlines import MAX_REMINDERS
-from portal.domain.graph import BreachAction, Deadline, Graph
+from portal.domain.graph import BreachAction, Deadline, Graph, State
 from portal.flows.seeded.requests import purchase_request
 from portal.flows.wording.deadlines import deadline_words, duration_words
 from portal.flows.wording.editor import editor_words
@@ -27,7 +28,13 @@ def words(app):
         yield
 
 
-def _with_deadline(graph: Graph, key: str, **changes: object) -> Graph:
+def _state(graph: Graph, key: str) -> State:
+    found = graph.state(key)
+    assert found is not None
+    return found
+
+
+def _with_deadline(graph: Graph, key: str, **changes: Any) -> Graph:
     states = tuple(replace(s, **changes) if s.key == key else s for s in graph.states)
     return replace(graph, states=states)
 
@@ -62,7 +69,7 @@ def test_each_breach_action_is_said_with_the_sweeps_bounds(words):
     said = {}
     for action, deadline in after.items():
         changed = _with_deadline(graph, "submitted", deadline=deadline)
-        said[action] = deadline_words(changed, changed.state("submitted"), "en")
+        said[action] = deadline_words(changed, _state(changed, "submitted"), "en")
 
     assert said == {
         BreachAction.REMIND: [
@@ -81,35 +88,35 @@ def test_escalation_is_bounded_by_the_grants_levels_in_the_singular_too(words):
     one_level = replace(
         graph, grants=tuple(replace(g, max_escalation_levels=1) for g in graph.grants)
     )
-    assert deadline_words(one_level, one_level.state("submitted"), "en") == [
+    assert deadline_words(one_level, _state(one_level, "submitted"), "en") == [
         "After 48 hours: bring in the next manager up (at most 1 level)"
     ]
     none = replace(graph, grants=tuple(replace(g, max_escalation_levels=0) for g in graph.grants))
-    assert deadline_words(none, none.state("submitted"), "en") == [
+    assert deadline_words(none, _state(none, "submitted"), "en") == [
         "After 48 hours: tell the admins (the grants allow no escalation)"
     ]
 
 
 def test_lazy_escalation_is_its_own_sentence_and_a_state_without_either_says_nothing(words):
     graph = _with_deadline(purchase_request("MYR"), "submitted", escalate_after="2d")
-    assert deadline_words(graph, graph.state("submitted"), "en") == [
+    assert deadline_words(graph, _state(graph, "submitted"), "en") == [
         "After 48 hours: bring in the next manager up (at most 2 levels)",
         "If untouched for 2 days: bring in the next manager up",
     ]
-    assert deadline_words(graph, graph.state("draft"), "en") == []
+    assert deadline_words(graph, _state(graph, "draft"), "en") == []
 
 
 def test_an_automatic_action_not_yet_chosen_or_unknown_is_said_plainly(words):
     graph = purchase_request("MYR")
     unchosen = _with_deadline(graph, "submitted", deadline=Deadline("1d", BreachAction.AUTO))
-    assert deadline_words(unchosen, unchosen.state("submitted"), "en") == [
+    assert deadline_words(unchosen, _state(unchosen, "submitted"), "en") == [
         "After 1 day: act automatically (no action chosen yet)"
     ]
     unknown = _with_deadline(
         graph, "submitted", deadline=Deadline("1d", BreachAction.AUTO, transition="<b>gone</b>")
     )
     # An action the flow lacks is named by its key (the page escapes it).
-    assert deadline_words(unknown, unknown.state("submitted"), "en") == [
+    assert deadline_words(unknown, _state(unknown, "submitted"), "en") == [
         "After 1 day: <b>gone</b> automatically"
     ]
 
@@ -121,11 +128,11 @@ def test_the_action_is_named_in_the_readers_language(words):
         deadline=Deadline("1d", BreachAction.AUTO, transition="approve"),
     )
     with force_locale("zh"):
-        (line,) = deadline_words(graph, graph.state("submitted"))
+        (line,) = deadline_words(graph, _state(graph, "submitted"))
     approve_zh = graph.transition_label("submitted", "approve", "zh")
     assert approve_zh != "Approve" and approve_zh in line
     with force_locale("ms"):
-        (line,) = deadline_words(graph, graph.state("submitted"))
+        (line,) = deadline_words(graph, _state(graph, "submitted"))
     assert graph.transition_label("submitted", "approve", "ms") in line
 
 

@@ -3,9 +3,11 @@ value of the row; a row of the member's own grant says nothing of the kind."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from portal.inbox.row_html import row_html
 
-PLAIN = {
+PLAIN: dict[str, Any] = {
     "reference": "EXP-2026-00001",
     "value": "EXP-2026-00001|pending_review",
     "select": "Select EXP-2026-00001",
