@@ -67,13 +67,6 @@ def create_app(settings: Settings | None = None) -> Flask:
         worker = EmbeddedWorker(redis_holder.get())
         worker.start()
         app.extensions["portal.embedded_worker"] = worker
-        # No `portal scheduler` without Redis: the periodic jobs (the deadline sweep
-        # among them) are enqueued from a thread of this process instead.
-        from portal.core.schedule import EmbeddedCron
-
-        cron = EmbeddedCron(redis_holder.get(), settings.sweep_interval)
-        cron.start()
-        app.extensions["portal.embedded_cron"] = cron
     return app
 
 

@@ -188,7 +188,7 @@ def demo(host: str, port: int, no_serve: bool) -> None:
     """Migrate, seed `acme`, and serve the portal with the embedded queue."""
     from portal.core.health import ping
     from portal.core.migrate import upgrade
-    from portal.core.queue import enqueue
+    from portal.core.queue import enqueue, redis_holder
     from portal.demo import DEMO_PASSWORD, PEOPLE, seed_demo
 
     settings = _settings()
@@ -218,6 +218,13 @@ def demo(host: str, port: int, no_serve: bool) -> None:
         app.extensions["portal.settings"] = settings.with_(base_url=f"http://{shown}:{port}")
     if not settings.smtp_host:
         click.echo(f"Mail is written to {settings.mail_directory}/ as .eml files.")
+    if settings.embedded_worker and redis_holder.embedded:
+        # No `portal scheduler` without Redis: the server that serves the demo enqueues
+        # the periodic jobs (the deadline sweep among them) from a thread of its own —
+        # only it, not every command that builds the app on the same SQLite file.
+        from portal.core.schedule import EmbeddedCron
+
+        EmbeddedCron(redis_holder.get(), settings.sweep_interval).start()
     run_simple(host, port, app, threaded=True)
 
 
