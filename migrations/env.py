@@ -10,6 +10,7 @@ from portal.core import heartbeat as _heartbeat  # noqa: F401
 from portal.core import outbox as _outbox  # noqa: F401
 from portal.core.db import Base
 from portal.deadlines import models as _deadlines  # noqa: F401
+from portal.delegations import models as _delegations  # noqa: F401
 from portal.documents import models as _documents  # noqa: F401
 from portal.flows import models as _flows  # noqa: F401
 from portal.notifications import models as _notifications  # noqa: F401

@@ -137,6 +137,7 @@ def _register_outbox_handlers(app: Flask, settings: Settings) -> None:
     from portal.core import heartbeat as _heartbeat  # noqa: F401  (registers the table)
     from portal.core.mail import transport_for
     from portal.deadlines import models as _deadlines  # noqa: F401  (registers the table)
+    from portal.delegations import models as _delegations  # noqa: F401  (registers the table)
     from portal.notifications import delivery
     from portal.notifications.mail import COMPOSERS as NOTICE_COMPOSERS
     from portal.orgchart.services.seating import settle_reservations_in

@@ -21,6 +21,7 @@ ORG_TABLES = (
     "outbox",
     "deadline_effect",
     "decision",
+    "delegation",
     "task",
     "document",
     "reference_counter",

@@ -116,6 +116,11 @@ APP_PRIVILEGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "task": ("SELECT, INSERT", ("status", "completed_at", "completed_by", "sweep_at")),
     "deadline_effect": ("SELECT, INSERT", ()),
     "decision": ("SELECT, INSERT", ()),
+    # Never deleted: revoked, and the notices of its start and end stamped once.
+    "delegation": (
+        "SELECT, INSERT",
+        ("revoked_at", "revoked_by", "start_noticed_at", "end_noticed_at"),
+    ),
     # DELETE: pruning delivered rows (a restrictive policy admits no other).
     "outbox": (
         "SELECT, INSERT, DELETE",

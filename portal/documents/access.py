@@ -1,6 +1,7 @@
 """Who may see a document, and loading it for them (DESIGN §4 "Visibility").
 
-A document is visible to its requester, to whoever holds or held a task on it, to
+A document is visible to its requester, to whoever holds or held a task on it (and
+their delegates while a cover for its kind is active), to whoever decided on it, to
 admins and to auditors; to anyone else it does not exist (``NotFound``), in every read
 and write. ``load_visible`` is the one place that rule is applied: every service that
 touches a document by its reference starts here.
@@ -19,15 +20,18 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, exists, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import chart_version_of, member_name_of
+from portal.core.clock import clock
 from portal.core.db import table_of
-from portal.documents.models import Document, Task, TaskStatus
+from portal.delegations.queries import NO_COVERS, covers_reaching
+from portal.documents.models import Decision, Document, Task, TaskStatus
 from portal.domain import engine
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.authority import Principal
+from portal.domain.delegation import Cover
 from portal.domain.editing import is_draft
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import Graph
@@ -39,6 +43,7 @@ MAX_REFERENCE = 32
 
 _DOC = table_of(Document)
 _TASK = table_of(Task)
+_DECISION = table_of(Decision)
 
 _SELECT_DOCUMENT = select(
     _DOC,
@@ -51,6 +56,22 @@ _ACTOR_TASKS = select(_TASK.c.state, _TASK.c.status, _TASK.c.via, _TASK.c.transi
     _TASK.c.org_id == bindparam("org"),
     _TASK.c.document_id == bindparam("document"),
     _TASK.c.assignee_id == bindparam("member"),
+)
+# With a cover active: the tasks of the actor and of whoever they cover, in one read.
+_COVERED_TASKS = select(
+    _TASK.c.assignee_id, _TASK.c.state, _TASK.c.status, _TASK.c.via, _TASK.c.transitions
+).where(
+    _TASK.c.org_id == bindparam("org"),
+    _TASK.c.document_id == bindparam("document"),
+    _TASK.c.assignee_id.in_(bindparam("members", expanding=True)),
+)
+# Whoever decided on a document keeps seeing it (a delegate, after the cover ended).
+_DECIDED = select(
+    exists().where(
+        _DECISION.c.org_id == bindparam("org"),
+        _DECISION.c.document_id == bindparam("document"),
+        _DECISION.c.actor_id == bindparam("member"),
+    )
 )
 
 
@@ -102,6 +123,10 @@ class VisibleDocument:
     # The transitions the actor's own open tasks in the current state authorise, and how
     # the task came to them (``engine.authorize``'s ``task_transitions``).
     task_transitions: dict[str, str]
+    # Covers to the actor that reach this document, each with what its delegator's own
+    # open tasks here authorise; members whose authority would come by a second hop.
+    covers: tuple[Cover, ...] = ()
+    chained: frozenset[int] = frozenset()
 
     def changed(self, **values: Any) -> VisibleDocument:
         """The same document with some of its columns changed in this unit of work."""
@@ -131,20 +156,54 @@ def load_visible(
         raise NotFound("document")
     held = False
     task_transitions: dict[str, str] = {}
+    found = NO_COVERS
+    lent: dict[int, dict[str, str]] = {}
     if actor.member_id is not None:
-        for state, status, via, keys in conn.execute(
-            _ACTOR_TASKS, {"org": actor.org_id, "document": row.id, "member": actor.member_id}
-        ):
+        member = actor.member_id
+        found = covers_reaching(
+            conn, actor.org_id, member, row.kind, clock.today_in(actor.time_zone)
+        )
+        delegators = found.delegators
+        if delegators:
+            tasks = conn.execute(
+                _COVERED_TASKS,
+                {"org": actor.org_id, "document": row.id, "members": [member, *delegators]},
+            )
+        else:
+            tasks = conn.execute(
+                _ACTOR_TASKS, {"org": actor.org_id, "document": row.id, "member": member}
+            )
+        for task in tasks:
+            assignee = getattr(task, "assignee_id", member)
             held = True
-            if state == row.state and status == TaskStatus.OPEN:
-                for key in keys:
-                    task_transitions.setdefault(key, via)
+            if task.state != row.state or task.status != TaskStatus.OPEN:
+                continue
+            authorised = task_transitions if assignee == member else lent.setdefault(assignee, {})
+            for key in task.transitions:
+                authorised.setdefault(key, task.via)
     visible = actor.is_admin or actor.is_auditor or actor.member_id == row.requester_id or held
+    if not visible and actor.member_id is not None:
+        visible = bool(
+            conn.scalar(
+                _DECIDED, {"org": actor.org_id, "document": row.id, "member": actor.member_id}
+            )
+        )
     if not visible:
         raise NotFound("document")
     if row.discarded_at is not None and not (discarded and (actor.is_admin or actor.is_auditor)):
         raise DomainError("document_discarded")
-    return VisibleDocument(record_of(row), row.requester_name, row.chart_version, task_transitions)
+    covers = tuple(
+        dataclasses.replace(c, tasks=lent.get(c.delegator, {})) if c.active else c
+        for c in found.covers
+    )
+    return VisibleDocument(
+        record_of(row),
+        row.requester_name,
+        row.chart_version,
+        task_transitions,
+        covers,
+        found.chained,
+    )
 
 
 @dataclass(frozen=True)
@@ -220,8 +279,11 @@ def facts_of(
     )
 
 
-def principal_of(actor: Actor | SystemActor, chart: ChartSnapshot) -> Principal:
-    """The actor as guards and authority see them: their member id, roles and unit."""
+def principal_of(
+    actor: Actor | SystemActor, chart: ChartSnapshot, loaded: VisibleDocument | None = None
+) -> Principal:
+    """The actor as guards and authority see them: their member id, roles and unit — and,
+    for the document ``loaded`` for them, the covers that reach it."""
     unit = None
     if actor.member_id is not None:
         seat_id = chart.primary.get(actor.member_id)
@@ -229,4 +291,13 @@ def principal_of(actor: Actor | SystemActor, chart: ChartSnapshot) -> Principal:
             unit_row = chart.units.get(chart.seats[seat_id].unit_id)
             unit = unit_row.code if unit_row else None
     system = isinstance(actor, SystemActor) and actor.deadline_sweep
-    return Principal(actor.member_id, frozenset(actor.roles), unit, system=system)
+    if loaded is None:
+        return Principal(actor.member_id, frozenset(actor.roles), unit, system=system)
+    return Principal(
+        actor.member_id,
+        frozenset(actor.roles),
+        unit,
+        system=system,
+        covers=loaded.covers,
+        chained=loaded.chained,
+    )

@@ -159,7 +159,8 @@ class Task(TenantScoped, CreatedAt, Base):
     # The state the task is open in; it ends when the document leaves that state.
     state: Mapped[str] = mapped_column(String(63))
     assignee_id: Mapped[int]
-    # How the assignee came by it: grant, escalation, delegation, reassignment.
+    # How the assignee came by it: grant, escalation, reassignment — or handover (the
+    # work moved to them; it carries no authority of its own: ``domain.authority``).
     via: Mapped[str] = mapped_column(String(20))
     # The transitions (action keys) this task authorises, and the band it came from.
     transitions: Mapped[list[str]] = mapped_column(JSON)
@@ -192,6 +193,11 @@ class Decision(TenantScoped, Base):
         tenant_fk("flow_version_id", "flow_version"),
         tenant_fk("actor_id", "membership"),
         tenant_fk("authority_member_id", "membership"),
+        tenant_fk("delegation_id", "delegation", ondelete="RESTRICT"),
+        # A decision taken under cover names the delegation, and only such a one does.
+        CheckConstraint(
+            "(via = 'delegation') = (delegation_id IS NOT NULL)", name="delegation_named"
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -196,7 +196,7 @@ def _transition_in(
             transition,
             seen_state=seen_state,
             comment=comment,
-            principal=principal_of(actor, chart),
+            principal=principal_of(actor, chart, loaded),
             chart=chart,
             now=now,
             task_transitions=loaded.task_transitions,
@@ -240,7 +240,10 @@ def _transition_in(
             "b_org": actor.org_id,
             "b_document": doc.id,
             "b_state": doc.state,
-            "b_actor": actor.member_id,
+            # Under cover, the delegator's task is the one completed (by the delegate).
+            "b_actor": plan.authority.authority_member
+            if plan.authority.via == engine.Via.DELEGATION
+            else actor.member_id,
             "completed_at": now,
             "completed_by": actor.member_id,
         },
@@ -276,7 +279,7 @@ def _decision(
         "actor_id": actor.member_id,
         "authority_member_id": authority.authority_member,
         "via": authority.via,
-        "delegation_id": None,
+        "delegation_id": authority.delegation_id,
         "amount": doc.amount,
         "currency": doc.currency,
         "winning_floor": authority.winning_floor,

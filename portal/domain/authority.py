@@ -10,6 +10,13 @@ authority of its own. Under exclusive approval, whoever decided another approval
 of the document is refused whatever their authority (``domain.exclusive``). The system
 (a state's deadline firing its automatic transition) is authorised for any gate but the
 requester's, recorded ``via`` system; a member never is.
+
+A delegate with an active cover (``domain.delegation``) may act where the delegator
+could — the delegator's band, or the delegator's own open task — recorded ``via``
+delegation with the delegator as the authority relied on, when they have no authority
+of their own (their own comes first, and is what the decision names). The self-approval,
+dispute-raiser and exclusive-approval rules apply to both people. A task that was handed
+over to the actor moves the work, not authority: it authorises nothing by itself.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from portal.domain.delegation import Cover
 from portal.domain.dispute import raised_the_dispute
 from portal.domain.errors import DomainError
 from portal.domain.exclusive import EXCLUSIVE_APPROVAL, other_step
@@ -46,6 +54,9 @@ class Via:
     ESCALATION = "escalation"
     REASSIGNMENT = "reassignment"
     SYSTEM = "system"
+    # A task handed to its holder by another (``delegations.handover``): the work is
+    # theirs, but the authority must be their own (never a decision's ``via``).
+    HANDOVER = "handover"
 
 
 @dataclass(frozen=True)
@@ -58,17 +69,25 @@ class Principal:
     # The system itself firing a state's automatic transition when its deadline passes
     # (``domain.deadlines``): authorised for any gate but the requester's. Never a member.
     system: bool = False
+    # Delegations to this member that touch the document at hand: active ones lend the
+    # delegator's authority; lapsed ones only explain a refusal.
+    covers: tuple[Cover, ...] = ()
+    # Members whose authority would reach this one only through a second hop (they
+    # cover someone who covers this member): never lent on.
+    chained: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
 class Authority:
     via: str
-    # The member whose authority was relied on (the actor, for now; the delegator later).
+    # The member whose authority was relied on: the actor, or the delegator.
     authority_member: int | None
     gate_state: str | None
     winning_floor: Decimal | None
     eligible: tuple[int, ...]
     resolution: tuple[Resolution, ...]
+    # The cover the actor acted under (``via`` delegation), else None.
+    delegation_id: int | None = None
 
 
 def authorize(
@@ -123,15 +142,69 @@ def authorize(
     if actor.member_id is not None and actor.member_id == document.requester:
         raise TransitionRefused("self_approval")
     via = Via.GRANT if actor.member_id in eligible else None
-    via = via or (task_transitions or {}).get(transition.key)
+    via = via or _task_authority(task_transitions, transition.key)
+    # What the decision records as the eligible set: without whoever the rule refuses.
+    left = _without_spent(graph, gate_state, document, eligible)
     if via is not None:
-        _check_exclusive(graph, gate_state, document, actor, locale)
-        # What the decision records as the eligible set: without whoever the rule refuses.
-        left = _without_spent(graph, gate_state, document, eligible)
+        _check_exclusive(graph, gate_state, document, actor.member_id, locale)
         return Authority(via, actor.member_id, gate_state, floor, left, resolutions)
+    lent = _lent(graph, transition, gate_state, document, actor, eligible, locale)
+    if lent is not None:
+        return Authority(
+            Via.DELEGATION,
+            lent.delegator,
+            gate_state,
+            floor,
+            left,
+            resolutions,
+            delegation_id=lent.delegation_id,
+        )
+    if any(c.delegator in eligible for c in actor.covers) or _lent_task(actor, transition):
+        raise TransitionRefused("delegation_not_active")
+    if actor.chained & set(eligible):
+        raise TransitionRefused("delegation_chain")
     if band is None:
         raise TransitionRefused("no_band_covers_amount", amount=str(document.amount))
     raise TransitionRefused("not_assigned")
+
+
+def _task_authority(task_transitions: Mapping[str, str] | None, key: str) -> str | None:
+    """How the actor's own open task authorises ``key``; a handed-over task does not."""
+    via = (task_transitions or {}).get(key)
+    return None if via == Via.HANDOVER else via
+
+
+def _lent_task(actor: Principal, transition: Transition) -> bool:
+    return any(_task_authority(c.tasks, transition.key) for c in actor.covers)
+
+
+def _lent(
+    graph: Graph,
+    transition: Transition,
+    gate_state: str,
+    document: DocumentFacts,
+    actor: Principal,
+    eligible: tuple[int, ...],
+    locale: str,
+) -> Cover | None:
+    """The active cover under which the actor may take ``transition`` on the
+    delegator's authority (their band, or their own open task), or None; a cover that
+    would lend it but for a rule is that rule's refusal."""
+    for cover in actor.covers:
+        if not cover.active:
+            continue
+        if cover.delegator not in eligible and not _task_authority(cover.tasks, transition.key):
+            continue
+        if cover.delegator == document.requester:
+            raise TransitionRefused("delegation_own_document")
+        if raised_the_dispute(
+            graph, transition.from_state, cover.delegator, document.dispute_raiser
+        ):
+            raise TransitionRefused("dispute_raiser")
+        _check_exclusive(graph, gate_state, document, cover.delegator, locale)
+        _check_exclusive(graph, gate_state, document, actor.member_id, locale)
+        return cover
+    return None
 
 
 def _without_spent(
@@ -143,12 +216,12 @@ def _without_spent(
 
 
 def _check_exclusive(
-    graph: Graph, step: str, document: DocumentFacts, actor: Principal, locale: str
+    graph: Graph, step: str, document: DocumentFacts, member: int | None, locale: str
 ) -> None:
     """Under exclusive approval, a member who decided another approval step of this
     document decides no other (``domain.exclusive``)."""
     if not graph.exclusive_approval or step not in graph.exclusive_steps():
         return
-    spent_on = other_step(document.decided, actor.member_id, step)
+    spent_on = other_step(document.decided, member, step)
     if spent_on is not None:
         raise TransitionRefused(EXCLUSIVE_APPROVAL, step=graph.state_label(spent_on, locale))

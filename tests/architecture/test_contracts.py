@@ -67,6 +67,7 @@ BREACHES: dict[str, list[tuple[str, str]]] = {
         ("portal.deadlines.queries", "portal.deadlines.effects"),
         ("portal.deadlines.effects", "portal.deadlines.jobs"),
     ],
+    "delegations-layers": [("portal.delegations.queries", "portal.delegations.services")],
     "operations-layers": [("portal.operations.queries", "portal.operations.views")],
     "inbox-layers": [("portal.inbox.queries", "portal.inbox.views")],
     "home-layers": [("portal.home.queries", "portal.home.views")],

@@ -106,6 +106,10 @@ EXPECTED = {
     "task": ({"SELECT", "INSERT"}, {"status", "completed_at", "completed_by", "sweep_at"}),
     "deadline_effect": ({"SELECT", "INSERT"}, set()),
     "decision": ({"SELECT", "INSERT"}, set()),
+    "delegation": (
+        {"SELECT", "INSERT"},
+        {"revoked_at", "revoked_by", "start_noticed_at", "end_noticed_at"},
+    ),
     "outbox": (
         {"SELECT", "INSERT", "DELETE"},
         {"attempts", "next_attempt_at", "dispatched_at", "last_error", "dead_at"},

@@ -112,7 +112,7 @@ def _available_in(
     doc = loaded.doc
     facts = facts_of(doc, steps_decided_in(session, doc, graph))
     chart = load_chart(session, today_in(session, actor), version=loaded.chart_version)
-    principal = principal_of(actor, chart)
+    principal = principal_of(actor, chart, loaded)
     tasks = loaded.task_transitions
     out = []
     for t in graph.transitions_from(doc.state):

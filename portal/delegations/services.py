@@ -1,0 +1,1 @@
+"""Creating and revoking covers, each in one unit of work."""
