@@ -157,6 +157,7 @@ def _register_blueprints(app: Flask) -> None:
     from portal.accounts.views import account_bp, invitations_bp, settings_bp
     from portal.accounts.views import admin_bp as members_bp
     from portal.accounts.views import bp as accounts_bp
+    from portal.delegations.views import bp as delegations_bp
     from portal.documents.views import bp as documents_bp
     from portal.flows.api import bp as flows_api_bp
     from portal.flows.views import bp as flows_bp
@@ -179,6 +180,7 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(flows_bp)
     app.register_blueprint(flows_api_bp)
     app.register_blueprint(documents_bp)
+    app.register_blueprint(delegations_bp)
     app.register_blueprint(notifications_bp)
     app.register_blueprint(operations_bp)
     app.register_blueprint(inbox_bp)

@@ -30,6 +30,7 @@ PERIODIC_JOBS: tuple[tuple[str, int | None], ...] = (
     ("portal.core.outbox.prune_outbox", 86_400),
     ("portal.core.health.ping", 60),
     ("portal.notifications.jobs.send_digests", 300),
+    ("portal.notifications.jobs.announce_covers", 300),
 )
 
 log = logging.getLogger(__name__)

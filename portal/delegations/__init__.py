@@ -1,1 +1,1 @@
-"""Out-of-office cover: authority lent for a dated window, and the handover of one task."""
+"""Out-of-office cover: a member's authority lent to a colleague for a dated window."""

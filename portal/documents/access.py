@@ -16,17 +16,18 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import bindparam, exists, select
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import chart_version_of, member_name_of
 from portal.core.clock import clock
 from portal.core.db import table_of
-from portal.delegations.queries import NO_COVERS, covers_reaching
+from portal.delegations.queries import covers_reaching
 from portal.documents.models import Decision, Document, Task, TaskStatus
 from portal.domain import engine
 from portal.domain.actor import Actor, SystemActor
@@ -154,34 +155,13 @@ def load_visible(
     ).first()
     if row is None:
         raise NotFound("document")
-    held = False
-    task_transitions: dict[str, str] = {}
-    found = NO_COVERS
-    lent: dict[int, dict[str, str]] = {}
+    standing = NO_STANDING
     if actor.member_id is not None:
-        member = actor.member_id
-        found = covers_reaching(
-            conn, actor.org_id, member, row.kind, clock.today_in(actor.time_zone)
-        )
-        delegators = found.delegators
-        if delegators:
-            tasks = conn.execute(
-                _COVERED_TASKS,
-                {"org": actor.org_id, "document": row.id, "members": [member, *delegators]},
-            )
-        else:
-            tasks = conn.execute(
-                _ACTOR_TASKS, {"org": actor.org_id, "document": row.id, "member": member}
-            )
-        for task in tasks:
-            assignee = getattr(task, "assignee_id", member)
-            held = True
-            if task.state != row.state or task.status != TaskStatus.OPEN:
-                continue
-            authorised = task_transitions if assignee == member else lent.setdefault(assignee, {})
-            for key in task.transitions:
-                authorised.setdefault(key, task.via)
-    visible = actor.is_admin or actor.is_auditor or actor.member_id == row.requester_id or held
+        today = clock.today_in(actor.time_zone)
+        standing = _standing(conn, row, actor.org_id, actor.member_id, today)
+    visible = (
+        actor.is_admin or actor.is_auditor or actor.member_id == row.requester_id or standing.held
+    )
     if not visible and actor.member_id is not None:
         visible = bool(
             conn.scalar(
@@ -192,18 +172,72 @@ def load_visible(
         raise NotFound("document")
     if row.discarded_at is not None and not (discarded and (actor.is_admin or actor.is_auditor)):
         raise DomainError("document_discarded")
-    covers = tuple(
-        dataclasses.replace(c, tasks=lent.get(c.delegator, {})) if c.active else c
-        for c in found.covers
-    )
     return VisibleDocument(
         record_of(row),
         row.requester_name,
         row.chart_version,
-        task_transitions,
-        covers,
-        found.chained,
+        standing.task_transitions,
+        standing.covers,
+        standing.chained,
     )
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What one member holds on a document: whether they (or someone they cover today)
+    ever held a task on it, what their own open tasks in its current state authorise
+    (transition key -> how the task came to them), and the covers to them that reach
+    it, each with what its delegator's open tasks there authorise."""
+
+    held: bool
+    task_transitions: dict[str, str]
+    covers: tuple[Cover, ...] = ()
+    chained: frozenset[int] = frozenset()
+    # Whether they hold an open task in the current state (of any kind, a handed-over
+    # one too).
+    holds_open: bool = False
+
+
+NO_STANDING = Standing(False, {})
+
+
+def _standing(conn: Connection, row: Any, org_id: int, member: int, today: date) -> Standing:
+    """The member's standing on the document ``row`` (its id, kind and state), on the
+    organization's ``today``: one statement for the covers, one for the tasks."""
+    found = covers_reaching(conn, org_id, member, row.kind, today)
+    delegators = found.delegators
+    if delegators:
+        tasks = conn.execute(
+            _COVERED_TASKS,
+            {"org": org_id, "document": row.id, "members": [member, *delegators]},
+        )
+    else:
+        tasks = conn.execute(_ACTOR_TASKS, {"org": org_id, "document": row.id, "member": member})
+    held = holds_open = False
+    task_transitions: dict[str, str] = {}
+    lent: dict[int, dict[str, str]] = {}
+    for task in tasks:
+        assignee = getattr(task, "assignee_id", member)
+        # A delegator's task under an active cover makes the document visible too.
+        held = True
+        if task.state != row.state or task.status != TaskStatus.OPEN:
+            continue
+        holds_open = holds_open or assignee == member
+        authorised = task_transitions if assignee == member else lent.setdefault(assignee, {})
+        for key in task.transitions:
+            authorised.setdefault(key, task.via)
+    covers = tuple(
+        dataclasses.replace(c, tasks=lent.get(c.delegator, {})) if c.active else c
+        for c in found.covers
+    )
+    return Standing(held, task_transitions, covers, found.chained, holds_open)
+
+
+def standing_in(session: Session, doc: DocumentRecord, member_id: int, today: date) -> Standing:
+    """Another member's standing on a document the actor loaded (a handover's receiver,
+    whose own authority must be checked before the task is theirs), on the
+    organization's ``today``."""
+    return _standing(session.connection(), doc, doc.org_id, member_id, today)
 
 
 @dataclass(frozen=True)

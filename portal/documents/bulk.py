@@ -13,11 +13,13 @@ from dataclasses import dataclass
 
 from sqlalchemy import bindparam, case, select
 
+from portal.core.clock import clock
 from portal.core.db import table_of
 from portal.core.uow import unit_of_work_for
 from portal.documents.access import DocumentView
 from portal.documents.models import Document, Task, TaskStatus
 from portal.documents.queries.detail import get_document
+from portal.documents.queries.tasks import covered_by
 from portal.documents.transitions import transition_document
 from portal.domain.actor import Actor
 from portal.domain.errors import DomainError
@@ -29,16 +31,22 @@ _DOC = table_of(Document)
 _TASK = table_of(Task)
 # The transitions the member's task on each named document authorises — an open task
 # first, else the latest closed one (the document moved on since the page was drawn).
+# Under cover, the tasks of whoever the member covers are asked for too (their rows are
+# in the member's inbox), the member's own first.
 _TASKS_ON = (
     select(_DOC.c.reference, _TASK.c.state, _TASK.c.transitions)
     .join_from(_TASK, _DOC, (_DOC.c.org_id == _TASK.c.org_id) & (_DOC.c.id == _TASK.c.document_id))
     .where(
         _TASK.c.org_id == bindparam("org"),
         _DOC.c.org_id == bindparam("org"),
-        _TASK.c.assignee_id == bindparam("member"),
+        _TASK.c.assignee_id.in_(bindparam("members", expanding=True)),
         _DOC.c.reference.in_(bindparam("references", expanding=True)),
     )
-    .order_by(case((_TASK.c.status == TaskStatus.OPEN, 0), else_=1), _TASK.c.id.desc())
+    .order_by(
+        case((_TASK.c.status == TaskStatus.OPEN, 0), else_=1),
+        case((_TASK.c.assignee_id == bindparam("member"), 0), else_=1),
+        _TASK.c.id.desc(),
+    )
 )
 
 
@@ -135,8 +143,8 @@ def _each(
 
 
 def task_transitions(actor: Actor, items: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
-    """For each (reference, state the page showed): the transitions the member's task on
-    that document in that state authorises — or authorised, if the document has moved
+    """For each (reference, state the page showed): the transitions the member's task (or
+    the task of someone they cover) on that document in that state authorises — or authorised, if the document has moved
     on since, so that a bulk decision meets the service's ``stale_state`` rather than
     guessing. References with no such task are absent."""
     wanted = {reference[:32]: state for reference, state in items}
@@ -144,9 +152,17 @@ def task_transitions(actor: Actor, items: Iterable[tuple[str, str]]) -> dict[str
         return {}
     found: dict[str, tuple[str, ...]] = {}
     with unit_of_work_for(actor) as uow:
-        for reference, state, keys in uow.session.connection().execute(
+        conn = uow.session.connection()
+        # Which transition a verdict stands for only: the engine checks each decision.
+        lent = covered_by(conn, actor.org_id, actor.member_id, clock.today_in(actor.time_zone))
+        for reference, state, keys in conn.execute(
             _TASKS_ON,
-            {"org": actor.org_id, "member": actor.member_id, "references": sorted(wanted)},
+            {
+                "org": actor.org_id,
+                "member": actor.member_id,
+                "members": [actor.member_id, *lent],
+                "references": sorted(wanted),
+            },
         ):
             if wanted.get(reference) == state and reference not in found:
                 found[reference] = tuple(keys)

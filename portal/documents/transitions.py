@@ -70,8 +70,8 @@ _ADVANCE = (
         chain_hash=bindparam("chain_hash"),
     )
 )
-# The decision that leaves a state completes the actor's task there and cancels
-# everyone else's, in one statement.
+# The decision that leaves a state completes the actor's task there (and, under cover,
+# the delegator's) and cancels everyone else's, in one statement.
 _CLOSE_TASKS = (
     update(_TASK)
     .where(
@@ -82,7 +82,10 @@ _CLOSE_TASKS = (
     )
     .values(
         status=case(
-            (_TASK.c.assignee_id == bindparam("b_actor"), TaskStatus.COMPLETED),
+            (
+                _TASK.c.assignee_id.in_((bindparam("b_actor"), bindparam("b_authority"))),
+                TaskStatus.COMPLETED,
+            ),
             else_=TaskStatus.CANCELLED,
         ),
         completed_at=bindparam("completed_at"),
@@ -240,10 +243,10 @@ def _transition_in(
             "b_org": actor.org_id,
             "b_document": doc.id,
             "b_state": doc.state,
-            # Under cover, the delegator's task is the one completed (by the delegate).
-            "b_actor": plan.authority.authority_member
-            if plan.authority.via == engine.Via.DELEGATION
-            else actor.member_id,
+            # Under cover, the delegator's task is completed (by the delegate) too, and
+            # so is a task handed to the delegate, whose work it was.
+            "b_actor": actor.member_id,
+            "b_authority": plan.authority.authority_member,
             "completed_at": now,
             "completed_by": actor.member_id,
         },

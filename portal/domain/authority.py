@@ -54,7 +54,7 @@ class Via:
     ESCALATION = "escalation"
     REASSIGNMENT = "reassignment"
     SYSTEM = "system"
-    # A task handed to its holder by another (``delegations.handover``): the work is
+    # A task handed to its holder by another (``documents.handover``): the work is
     # theirs, but the authority must be their own (never a decision's ``via``).
     HANDOVER = "handover"
 
@@ -159,6 +159,11 @@ def authorize(
             resolutions,
             delegation_id=lent.delegation_id,
         )
+    if any(c.active and c.delegator == document.requester for c in actor.covers):
+        # The delegator's own document: their authority never reaches it (resolution
+        # leaves the requester out of every band, so the cover found nothing above),
+        # and that is what to say rather than "not assigned".
+        raise TransitionRefused("delegation_own_document")
     if any(c.delegator in eligible for c in actor.covers) or _lent_task(actor, transition):
         raise TransitionRefused("delegation_not_active")
     if actor.chained & set(eligible):
@@ -189,21 +194,31 @@ def _lent(
 ) -> Cover | None:
     """The active cover under which the actor may take ``transition`` on the
     delegator's authority (their band, or their own open task), or None; a cover that
-    would lend it but for a rule is that rule's refusal."""
+    would lend it but for a rule is that rule's refusal — once no other cover lends it
+    (a delegate of two acts on whichever delegator the rules leave)."""
+    refused: TransitionRefused | None = None
     for cover in actor.covers:
         if not cover.active:
             continue
         if cover.delegator not in eligible and not _task_authority(cover.tasks, transition.key):
             continue
-        if cover.delegator == document.requester:
-            raise TransitionRefused("delegation_own_document")
-        if raised_the_dispute(
-            graph, transition.from_state, cover.delegator, document.dispute_raiser
-        ):
-            raise TransitionRefused("dispute_raiser")
-        _check_exclusive(graph, gate_state, document, cover.delegator, locale)
-        _check_exclusive(graph, gate_state, document, actor.member_id, locale)
+        try:
+            # Standing in for the requester, the delegate borrows nobody's authority
+            # for the requester's own document — not even another delegator's.
+            if any(c.active and c.delegator == document.requester for c in actor.covers):
+                raise TransitionRefused("delegation_own_document")
+            if raised_the_dispute(
+                graph, transition.from_state, cover.delegator, document.dispute_raiser
+            ):
+                raise TransitionRefused("dispute_raiser")
+            _check_exclusive(graph, gate_state, document, cover.delegator, locale)
+            _check_exclusive(graph, gate_state, document, actor.member_id, locale)
+        except TransitionRefused as refusal:
+            refused = refused or refusal
+            continue
         return cover
+    if refused is not None:
+        raise refused
     return None
 
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from portal.domain.deadlines import DEADLINE_GATE
 from portal.domain.graph import Gate, Graph
+from portal.domain.handover import HANDOVER_GATE
 
 # The refusal code and the gap reason.
 EXCLUSIVE_APPROVAL = "exclusive_approval"
@@ -80,8 +81,10 @@ def step_of(graph: Graph, transition: str, from_state: str, to_state: str, gate:
 def counts(graph: Graph, gate: str, to_state: str) -> bool:
     """Whether a decision through ``gate`` into ``to_state`` counts as deciding a step:
     a grant's decision that moves the document forward (the deadline sweep's own rows,
-    an escalation or a reassignment, decide nothing)."""
-    return gate not in (Gate.REQUESTER, DEADLINE_GATE) and graph.moves_forward(to_state)
+    an escalation or a reassignment, and a holder's handover decide nothing)."""
+    return gate not in (Gate.REQUESTER, DEADLINE_GATE, HANDOVER_GATE) and graph.moves_forward(
+        to_state
+    )
 
 
 def steps_decided(graph: Graph, decisions: Iterable[PriorDecision]) -> dict[int, frozenset[str]]:

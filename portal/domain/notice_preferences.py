@@ -31,6 +31,9 @@ class NoticeKind(StrEnum):
     DOCUMENT_MOVED = "document_moved"
     # Your task was escalated above you (you may still decide it).
     ESCALATED_AWAY = "escalated_away"
+    # Out-of-office cover: set for you, starting, ending, revoked; what was decided on
+    # your behalf while you were away.
+    COVER = "cover"
     # For the organization's admins: an escalation found nobody, an automatic step failed.
     ADMIN = "admin"
 
@@ -54,13 +57,16 @@ def offered_kinds(is_admin: bool) -> tuple[NoticeKind, ...]:
 # shows inside the portal reaches only people already looking at it, which defeats its
 # purpose), a breach, and the admins' alerts. Not by mail: the document-moved news
 # (frequent, and the requester sees it at their next visit) and an escalation above
-# the reader (their task stays theirs; it is for their information).
+# the reader (their task stays theirs; it is for their information). Cover, by mail
+# too: a delegate must know the days they decide for someone, and a delegator what was
+# decided in their name.
 DEFAULTS: Mapping[NoticeKind, frozenset[Channel]] = {
     NoticeKind.ASSIGNED: frozenset({Channel.IN_APP, Channel.EMAIL}),
     NoticeKind.DUE_SOON: frozenset({Channel.IN_APP, Channel.EMAIL}),
     NoticeKind.OVERDUE: frozenset({Channel.IN_APP, Channel.EMAIL}),
     NoticeKind.DOCUMENT_MOVED: frozenset({Channel.IN_APP}),
     NoticeKind.ESCALATED_AWAY: frozenset({Channel.IN_APP}),
+    NoticeKind.COVER: frozenset({Channel.IN_APP, Channel.EMAIL}),
     NoticeKind.ADMIN: frozenset({Channel.IN_APP, Channel.EMAIL}),
 }
 
@@ -68,10 +74,17 @@ _KIND_OF_CODE: Mapping[str, NoticeKind] = {
     "notice_task_assigned": NoticeKind.ASSIGNED,
     "notice_escalated": NoticeKind.ASSIGNED,
     "notice_reassigned": NoticeKind.ASSIGNED,
+    # A handover is a task for its receiver (its holder hears of it the same way).
+    "notice_task_handed_over": NoticeKind.ASSIGNED,
     "notice_due_soon": NoticeKind.DUE_SOON,
     "notice_overdue": NoticeKind.OVERDUE,
     "notice_document_moved": NoticeKind.DOCUMENT_MOVED,
     "notice_escalated_away": NoticeKind.ESCALATED_AWAY,
+    "notice_cover_set": NoticeKind.COVER,
+    "notice_cover_started": NoticeKind.COVER,
+    "notice_cover_ended": NoticeKind.COVER,
+    "notice_cover_summary": NoticeKind.COVER,
+    "notice_cover_revoked": NoticeKind.COVER,
     "notice_escalation_gap": NoticeKind.ADMIN,
     "notice_auto_refused": NoticeKind.ADMIN,
 }

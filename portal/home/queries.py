@@ -14,6 +14,7 @@ from datetime import date, datetime
 from portal.accounts.queries import today_in
 from portal.core.clock import clock
 from portal.core.uow import unit_of_work_for
+from portal.delegations.queries import NO_BANNER, CoverBanner, cover_banner_in
 from portal.documents.queries.counts import (
     DocumentCounts,
     OrganizationDocuments,
@@ -59,6 +60,8 @@ class HomeSummary:
     admin: AdminSummary | None
     # Admins and auditors: every document of the organization.
     organization: OrganizationDocuments | None
+    # Who covers for the member today, and whom they cover: the page's banner.
+    banner: CoverBanner = NO_BANNER
 
 
 def home_summary(actor: Actor) -> HomeSummary:
@@ -71,10 +74,13 @@ def home_summary(actor: Actor) -> HomeSummary:
             else None
         )
         now = clock.now()
-        rows = open_task_rows_in(s.connection(), actor.org_id, actor.member_id, NEXT_TASKS)
+        # With the tasks of whoever the member covers today, as the inbox lists them.
+        rows = open_task_rows_in(
+            s.connection(), actor.org_id, actor.member_id, NEXT_TASKS, today=today
+        )
         return HomeSummary(
             today=today,
-            tasks=task_counts_in(s, actor.org_id, actor.member_id, now),
+            tasks=task_counts_in(s, actor.org_id, actor.member_id, now, today),
             next_tasks=[
                 NextTask(
                     r.reference,
@@ -88,4 +94,5 @@ def home_summary(actor: Actor) -> HomeSummary:
             mine=my_document_counts_in(s, actor),
             admin=admin,
             organization=organization_documents_in(s, actor),
+            banner=cover_banner_in(s.connection(), actor.org_id, actor.member_id, today),
         )

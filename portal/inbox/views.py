@@ -146,7 +146,7 @@ def _lines(page: queries.InboxPage, checked: set[str]) -> list[Line]:
                     due_text=due_text,
                     due_title=due_title,
                     checked=value in checked,
-                    via="escalated_away" if row.escalated_to and not row.from_name else row.via,
+                    via=_via_mark(row),
                     via_text=_via_text(row),
                 ),
             )
@@ -155,9 +155,13 @@ def _lines(page: queries.InboxPage, checked: set[str]) -> list[Line]:
 
 
 def _via_text(row: InboxRow) -> str:
-    """ "escalated to you from Nurul Huda" when a deadline (or a vacant seat) brought
-    the task to the reader, "escalated to Zainal Abidin" when a deadline brought someone
-    in above them; "" otherwise."""
+    """ "on behalf of Daniel Tan" for a task of someone the reader covers; "escalated to
+    you from Nurul Huda" when a deadline (or a vacant seat) brought the task to the
+    reader, "handed over by Nurul Huda" when its holder handed it to the reader,
+    "escalated to Zainal Abidin" when a deadline brought someone in above them; ""
+    otherwise."""
+    if row.on_behalf_name is not None:
+        return _("on behalf of %(name)s", name=row.on_behalf_name)
     if row.via == Via.ESCALATION:
         if row.from_name:
             return _("escalated to you from %(name)s", name=row.from_name)
@@ -166,9 +170,41 @@ def _via_text(row: InboxRow) -> str:
         if row.from_name:
             return _("reassigned to you from %(name)s", name=row.from_name)
         return _("reassigned to you")
+    if row.via == Via.HANDOVER:
+        if row.from_name:
+            return _("handed over by %(name)s", name=row.from_name)
+        return _("handed over to you")
     if row.escalated_to:
         return _("escalated to %(names)s", names=_(", ").join(row.escalated_to))
     return ""
+
+
+def _via_mark(row: InboxRow) -> str:
+    if row.on_behalf_of is not None:
+        return Via.DELEGATION
+    return "escalated_away" if row.escalated_to and not row.from_name else row.via
+
+
+# The inbox's filter while the reader covers for someone: every row, their own, or one
+# delegator's (``show`` is "", "mine" or the delegator's member id).
+MINE = "mine"
+# Up to nine digits: always a storable id (a longer one names nobody anyway).
+_MEMBER_ID = re.compile(r"[0-9]{1,9}")
+
+
+def _only(actor_member: int, show: str) -> int | None:
+    """Whose rows ``show`` asks for: None for all of them (anything unrecognised)."""
+    if show == MINE:
+        return actor_member
+    if _MEMBER_ID.fullmatch(show):
+        return int(show)
+    return None
+
+
+def _shown() -> str:
+    """The filter as asked for, bounded: "", "mine" or ASCII digits."""
+    show = request.values.get("show", "")[:16]
+    return show if show == MINE or _MEMBER_ID.fullmatch(show) else ""
 
 
 @dataclass(frozen=True)
@@ -233,7 +269,8 @@ def _page(
     status: int = 200,
 ):
     actor = current_actor()
-    page = queries.open_tasks(actor)
+    show = _shown()
+    page = queries.open_tasks(actor, only=_only(actor.member_id, show))
     # The nav's badges come with the page: no transactions of their own.
     g.inbox_count, g.unread_count = page.total + len(page.steps), page.unread
     checked = checked or set()
@@ -251,6 +288,9 @@ def _page(
             refusal=refusal,
             actions=ACTIONS,
             steps=_step_lines(page.steps),
+            show=show,
+            covering=page.covering,
+            banner=page.banner,
         ),
         status,
     )
@@ -269,7 +309,8 @@ def rows() -> ResponseReturnValue:
     boxes checked on the page) come back checked."""
     actor = current_actor()
     checked = set(request.args.getlist("items")[:MAX_KEPT])
-    page = queries.open_tasks(actor)
+    show = _shown()
+    page = queries.open_tasks(actor, only=_only(actor.member_id, show))
     lines = _lines(page, checked)
     shown = {line.value for line in lines}
     return render_template(
@@ -280,6 +321,7 @@ def rows() -> ResponseReturnValue:
         oob=True,
         # Only whether there are any: the empty table then says it holds no decisions.
         steps=page.steps,
+        show=show,
     )
 
 

@@ -43,6 +43,7 @@ _KEPT = (
     "to_members",
     "gap",
     "code",
+    "delegation_id",
 )
 
 

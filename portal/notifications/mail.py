@@ -61,6 +61,10 @@ class MailedNotice:
     def subject(self) -> str:
         return notice_subject(self.view, self.reader.member_id)
 
+    def line_link(self, index: int) -> str:
+        """The link's name for the ``index``-th document the notice lists."""
+        return f"{self.link}_{index}"
+
     @cached_property
     def due(self) -> str:
         """The deadline in the reader's zone, with the zone named ("" when none)."""
@@ -102,11 +106,16 @@ def _links(
     links: dict[str, tuple[str, dict[str, Any]]] = {
         "preferences": ("notifications.preferences", org),
         "notifications": ("notifications.index", org),
+        "covers": ("delegations.index", org),
     }
     for notice in notices:
         reference = notice.view.document.reference if notice.view.document else None
         if reference:
             links[notice.link] = ("documents.detail", {**org, "reference": reference})
+        # The documents a summary lists, in its order (``NoticeText.documents``).
+        decided = notice.view.cover.decisions if notice.view.cover else ()
+        for j, d in enumerate(decided):
+            links[notice.line_link(j)] = ("documents.detail", {**org, "reference": d.reference})
     return links
 
 

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from portal.accounts.queries import member_names
 from portal.core.uow import unit_of_work_for
+from portal.documents.queries.covered import CoverFacts, cover_facts_in
 from portal.documents.queries.notices import (
     NoticeDecision,
     NoticeDocument,
@@ -44,6 +45,15 @@ ESCALATED_AWAY = "notice_escalated_away"
 REASSIGNED = "notice_reassigned"
 ESCALATION_GAP = "notice_escalation_gap"
 AUTO_REFUSED = "notice_auto_refused"
+# Out-of-office cover: set for the reader, started, ended, revoked; the delegator's
+# summary of what was decided on their behalf. A task handed from one holder to another.
+COVER_SET = "notice_cover_set"
+COVER_STARTED = "notice_cover_started"
+COVER_ENDED = "notice_cover_ended"
+COVER_SUMMARY = "notice_cover_summary"
+COVER_REVOKED = "notice_cover_revoked"
+COVER_CODES = (COVER_SET, COVER_STARTED, COVER_ENDED, COVER_SUMMARY, COVER_REVOKED)
+TASK_HANDED_OVER = "notice_task_handed_over"
 # "Waiting for your decision" notices that name the decision that opened the task: once
 # the task closes they are superseded, and the bell stops counting them.
 WAITING = (TASK_ASSIGNED, ESCALATED)
@@ -71,6 +81,9 @@ class NotificationView:
     escalated_names: dict[str, object] | None = None
     # The names of the members the notice speaks of (escalated from, reassigned to).
     people: dict[int, str] = field(default_factory=dict)
+    # For a cover notice: the cover as it stands now (None: not this organization's),
+    # with the decisions taken under it for the delegator's summary.
+    cover: CoverFacts | None = None
 
     @property
     def needs_attention(self) -> bool:
@@ -120,7 +133,17 @@ def notification_views_in(
     facts = notice_facts_in(session, org_id, member_id, (n.document_id for n in rows))
     gaps = _escalation_names(session, {n.id: _gap_of(n) for n in rows})
     people = member_names(session, (m for n in rows for m in _people_in(n.params)))
-    return [_view(n, facts, gaps, people) for n in rows]
+    covers = cover_facts_in(
+        session,
+        org_id,
+        (_id(n.params.get("delegation_id")) for n in rows if n.code in COVER_CODES),
+        with_decisions=[
+            i
+            for n in rows
+            if n.code == COVER_SUMMARY and (i := _id(n.params.get("delegation_id"))) is not None
+        ],
+    )
+    return [_view(n, facts, gaps, people, covers) for n in rows]
 
 
 def _gap_of(n: Notification) -> Any:
@@ -142,6 +165,7 @@ def _view(
     facts: NoticeFacts,
     gaps: dict[int, tuple[str, dict[str, object]]],
     people: dict[int, str],
+    covers: dict[int, CoverFacts],
 ) -> NotificationView:
     params = dict(n.params)
     document = facts.documents.get(n.document_id) if n.document_id is not None else None
@@ -168,6 +192,7 @@ def _view(
         reason,
         names,
         {m: name for m, name in people.items() if m in _people_in(params)},
+        covers.get(delegation) if (delegation := _id(params.get("delegation_id"))) else None,
     )
 
 

@@ -32,6 +32,7 @@ def test_the_defaults_mail_what_asks_something_of_the_reader_and_show_everything
         NoticeKind.ASSIGNED,
         NoticeKind.DUE_SOON,
         NoticeKind.OVERDUE,
+        NoticeKind.COVER,
         NoticeKind.ADMIN,
     }
 
@@ -46,6 +47,9 @@ def test_each_notice_code_belongs_to_its_kind():
     assert kind_of("notice_escalated_away") is NoticeKind.ESCALATED_AWAY
     assert kind_of("notice_escalation_gap") is NoticeKind.ADMIN
     assert kind_of("notice_auto_refused") is NoticeKind.ADMIN
+    assert kind_of("notice_task_handed_over") is NoticeKind.ASSIGNED
+    for code in ("set", "started", "ended", "summary", "revoked"):
+        assert kind_of(f"notice_cover_{code}") is NoticeKind.COVER
     # A code nobody chooses about is shown in the portal and never mailed.
     assert kind_of("notice_something_new") is None
     assert channels_for({"assigned": {"email": True}}, None) == IN_APP
@@ -72,6 +76,8 @@ def test_a_form_is_read_whole_and_only_differences_are_stored():
         ("document_moved.in_app", "on"),
         ("document_moved.email", "on"),
         ("escalated_away.in_app", "on"),
+        ("cover.in_app", "on"),
+        ("cover.email", "on"),
         ("admin.in_app", "on"),
         ("admin.email", "on"),
         ("email_digest", "on"),

@@ -66,6 +66,8 @@ def test_saving_keeps_only_what_differs_from_the_defaults(app, people):
         "document_moved.in_app": "on",
         "document_moved.email": "on",
         "escalated_away.in_app": "on",
+        "cover.in_app": "on",
+        "cover.email": "on",
         "email_digest": "on",
     }
     saved = browser.post(PAGE, data=form)
@@ -85,6 +87,7 @@ def test_saving_keeps_only_what_differs_from_the_defaults(app, people):
     defaults = {k: "on" for k in ("assigned.in_app", "assigned.email", "due_soon.in_app")}
     defaults |= {k: "on" for k in ("due_soon.email", "overdue.in_app", "overdue.email")}
     defaults |= {k: "on" for k in ("document_moved.in_app", "escalated_away.in_app")}
+    defaults |= {k: "on" for k in ("cover.in_app", "cover.email")}
     browser.post(PAGE, data={"csrf_token": token, **defaults})
     assert _stored(siti.org_id, siti.member_id) == ({}, False)
 

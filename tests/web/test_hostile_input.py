@@ -138,6 +138,8 @@ PAGES = (
     "/o/acme/documents/{draft}/edit",
     "/o/acme/inbox/",
     "/o/acme/notifications/",
+    "/o/acme/delegations/",
+    "/o/acme/delegations/all",
     "/o/acme/admin/members/",
     "/o/acme/admin/members/{member_id}",
     "/o/acme/admin/chart/",

@@ -6,13 +6,14 @@ work; discarded drafts are counted nowhere."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from portal.core.db import table_of
 from portal.documents.models import Document, Task, TaskStatus
+from portal.documents.queries.tasks import covered_by, open_or_lent_counts_in
 from portal.domain.actor import Actor
 from portal.domain.graph import Graph, StateRole
 from portal.flows.queries import version_in
@@ -28,9 +29,16 @@ class TaskCounts:
     overdue: int
 
 
-def task_counts_in(session: Session, org_id: int, member_id: int, now: datetime) -> TaskCounts:
+def task_counts_in(
+    session: Session, org_id: int, member_id: int, now: datetime, today: date | None = None
+) -> TaskCounts:
     """The member's open tasks (what the inbox badge counts) and the overdue ones among
-    them, in one statement on the open-task index."""
+    them, in one statement on the open-task index. Given the organization's ``today``,
+    with the tasks of whoever the member covers then, a document once, as the inbox
+    lists them (``queries.tasks``)."""
+    conn = session.connection()
+    if today is not None and covered_by(conn, org_id, member_id, today):
+        return TaskCounts(*open_or_lent_counts_in(conn, org_id, member_id, today, now=now))
     row = (
         session.connection()
         .execute(

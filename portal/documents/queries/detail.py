@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import member_name_of, member_names, today_in
+from portal.accounts.queries import MemberEntry, member_name_of, member_names, today_in
 from portal.core.db import table_of
 from portal.core.uow import unit_of_work_for
 from portal.documents.access import (
@@ -30,6 +30,7 @@ from portal.documents.queries.handovers import (
     DEADLINE_GATE,
     Handover,
     OpenTask,
+    colleagues_in,
     handovers_of,
     named_in,
     open_tasks_in,
@@ -40,6 +41,12 @@ from portal.documents.queries.history import (
     edits_in,
     interleaved,
     reminders_in,
+)
+from portal.documents.queries.on_behalf import (
+    ActingFor,
+    CoverWindow,
+    acting_for_in,
+    cover_windows_in,
 )
 from portal.domain import engine
 from portal.domain.actor import Actor, SystemActor
@@ -95,6 +102,9 @@ class Available:
     comment_required: bool
     # Why not, when not: a refusal code and its parameters.
     refusal: DomainError | None
+    # Allowed only by a cover: the cover, and whose authority it lends.
+    delegation_id: int | None = None
+    on_behalf_of: int | None = None
 
 
 def available_transitions(actor: Actor | SystemActor, reference: str) -> list[Available]:
@@ -117,16 +127,25 @@ def _available_in(
     out = []
     for t in graph.transitions_from(doc.state):
         refusal: DomainError | None = None
+        authority = None
         try:  # in the pipeline's order: the guard, then authority
             engine.check_guard(t, facts, principal, locale=actor.locale)
-            engine.authorize(
+            authority = engine.authorize(
                 graph, t, facts, principal, chart, task_transitions=tasks, locale=actor.locale
             )
         except engine.TransitionRefused as refused:
             refusal = refused
+        # Allowed by a cover alone: the page says on whose behalf.
+        lent = authority if authority and authority.delegation_id is not None else None
         out.append(
             Available(
-                t.key, t.to_state, refusal is None, t.comment == CommentPolicy.REQUIRED, refusal
+                t.key,
+                t.to_state,
+                refusal is None,
+                t.comment == CommentPolicy.REQUIRED,
+                refusal,
+                delegation_id=lent.delegation_id if lent else None,
+                on_behalf_of=lent.authority_member if lent else None,
             )
         )
     return out
@@ -159,6 +178,8 @@ class HistoryEntry:
     gate: str = ""
     # What a deadline decision did to each task (empty for any other decision).
     handovers: tuple[Handover, ...] = ()
+    # The cover a decision was taken under ("on behalf of … (cover 8–19 Dec: leave)").
+    cover: CoverWindow | None = None
 
     # Told apart from an edit or a reminder in the timeline (``queries.history``).
     is_edit: ClassVar[bool] = False
@@ -186,6 +207,7 @@ def _history_in(session: Session, rows: list[Decision]) -> list[HistoryEntry]:
     ids |= {m for r in rows for m in r.eligible}
     names = member_names(session, ids)
     org_id = rows[0].org_id if rows else 0
+    covers = cover_windows_in(session, org_id, {r.delegation_id for r in rows})
     return [
         HistoryEntry(
             seq=r.seq,
@@ -215,6 +237,7 @@ def _history_in(session: Session, rows: list[Decision]) -> list[HistoryEntry]:
                 if r.gate == DEADLINE_GATE
                 else ()
             ),
+            cover=covers.get(r.delegation_id) if r.delegation_id is not None else None,
         )
         for r in rows
     ]
@@ -285,6 +308,10 @@ class DocumentDetail:
     escalations: list[Escalated] = field(default_factory=list)
     # The open tasks, with their due dates and what a deadline did with them.
     tasks: list[OpenTask] = field(default_factory=list)
+    # Whom the reader may hand their open task to (empty unless they hold one).
+    colleagues: list[MemberEntry] = field(default_factory=list)
+    # The covers the reader's allowed actions rely on, when they act on someone's behalf.
+    acting_for: list[ActingFor] = field(default_factory=list)
 
 
 def document_detail(actor: Actor | SystemActor, reference: str) -> DocumentDetail:
@@ -304,9 +331,15 @@ def document_detail_in(
     entries = _history_in(session, decisions)
     live = view.discarded_at is None
     requester, member = view.requester_id, actor.member_id
+    actions = _available_in(session, actor, loaded, view.graph) if live else []
     return DocumentDetail(
         document=view,
-        actions=_available_in(session, actor, loaded, view.graph) if live else [],
+        actions=actions,
+        acting_for=acting_for_in(
+            session,
+            loaded.doc.org_id,
+            {a.delegation_id: a.on_behalf_of for a in actions if a.delegation_id is not None},
+        ),
         waiting=_waiting_in(session, loaded.doc),
         escalations=escalations_in(session, loaded.doc, view.graph) if live else [],
         history=entries,
@@ -324,6 +357,7 @@ def document_detail_in(
             entries, edits_in(session, loaded.doc), reminders_in(session, loaded.doc)
         ),
         tasks=open_tasks_in(session, loaded.doc) if live else [],
+        colleagues=colleagues_in(session, loaded, member) if live else [],
     )
 
 

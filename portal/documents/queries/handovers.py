@@ -2,7 +2,9 @@
 sweep's decision rows (gate ``deadline``), whose ``resolution`` names, for each task it
 acted on, the holder it came from and the members it went to (or the gap that stopped
 it). The inbox says "escalated to you from Nurul Huda"; the document page says it of
-each open task, with its due date; the history tells each act.
+each open task, with its due date; the history tells each act. A task its holder handed
+to a colleague (gate ``handover``, ``domain.handover``) is read the same way: "handed
+over by Nurul Huda".
 
 Read-only, and no Flask. A row written by hand (or by an older release) is read
 defensively: what cannot be understood is left out, never a broken page.
@@ -18,10 +20,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import member_names, time_zone_in
-from portal.documents.access import DocumentRecord
+from portal.accounts.queries import MemberEntry, member_directory_in, member_names, time_zone_in
+from portal.documents.access import DocumentRecord, VisibleDocument
 from portal.documents.models import Decision, Task, TaskStatus
 from portal.domain.deadlines import DEADLINE_GATE
+from portal.domain.handover import HANDOVER_GATE, HANDOVER_TRANSITION
 from portal.domain.time_zones import local_day
 from portal.orgchart.queries import gap_names_in, load_chart
 
@@ -32,7 +35,8 @@ class Handover:
 
     seq: int
     decided_at: datetime
-    # The decision's transition: "escalate_up" or "reassign".
+    # The decision's transition: "escalate_up" or "reassign" (or "handover": its
+    # holder handed it on).
     action: str
     # "breach" (the deadline passed) or "escalate_after" (it stood untouched).
     reason: str
@@ -47,6 +51,11 @@ class Handover:
     from_name: str = ""
     to_names: tuple[str, ...] = ()
     gap_names: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def by_deadline(self) -> bool:
+        """A deadline's act, not a holder's handover."""
+        return self.action != HANDOVER_TRANSITION
 
 
 def _ids(value: object) -> tuple[int, ...]:
@@ -84,10 +93,37 @@ def handovers_of(seq: int, decided_at: datetime, action: str, resolution: object
     return out
 
 
+def handed_over_of(seq: int, decided_at: datetime, resolution: object) -> list[Handover]:
+    """The task a holder handed over (a ``handover`` row), from its recorded
+    ``resolution``: ``[{"handover": {"from": …, "to": …, "task": …}}]``."""
+    if not isinstance(resolution, list):
+        return []
+    out = []
+    for item in resolution:
+        moved = item.get("handover") if isinstance(item, dict) else None
+        if not isinstance(moved, dict):
+            continue
+        to = _id(moved.get("to"))
+        out.append(
+            Handover(
+                seq=seq,
+                decided_at=decided_at,
+                action=HANDOVER_TRANSITION,
+                reason=HANDOVER_TRANSITION,
+                from_member=_id(moved.get("from")),
+                task_id=_id(moved.get("task")),
+                to_members=(to,) if to is not None else (),
+                gap=None,
+            )
+        )
+    return out
+
+
 def handovers_in(
     session: Session, org_id: int, document_ids: Iterable[int]
 ) -> dict[int, list[Handover]]:
-    """Every deadline handover on the documents, oldest first, by document id."""
+    """Every deadline handover on the documents, and every task a holder handed on,
+    oldest first, by document id."""
     ids = sorted(set(document_ids))
     if not ids:
         return {}
@@ -98,17 +134,23 @@ def handovers_in(
             Decision.decided_at,
             Decision.transition,
             Decision.resolution,
+            Decision.gate,
         )
         .where(
             Decision.org_id == org_id,
             Decision.document_id.in_(ids),
-            Decision.gate == DEADLINE_GATE,
+            Decision.gate.in_((DEADLINE_GATE, HANDOVER_GATE)),
         )
         .order_by(Decision.document_id, Decision.seq)
     )
     found: dict[int, list[Handover]] = {}
-    for document_id, seq, decided_at, action, resolution in rows:
-        found.setdefault(document_id, []).extend(handovers_of(seq, decided_at, action, resolution))
+    for document_id, seq, decided_at, action, resolution, gate in rows:
+        acts = (
+            handed_over_of(seq, decided_at, resolution)
+            if gate == HANDOVER_GATE
+            else handovers_of(seq, decided_at, action, resolution)
+        )
+        found.setdefault(document_id, []).extend(acts)
     return found
 
 
@@ -157,10 +199,11 @@ class OpenTask:
     task_id: int
     member_id: int
     name: str
-    # grant, delegation, escalation, reassignment
+    # grant, delegation, escalation, reassignment, handover
     via: str
     due_at: datetime | None
-    # Who it was escalated or reassigned from (a deadline handover), if anyone.
+    # Who it was escalated or reassigned from (a deadline handover), or who handed it
+    # over, if anyone.
     from_name: str | None
     # Whom a deadline brought in above this holder ("escalated to …").
     escalated_to: tuple[str, ...]
@@ -197,7 +240,7 @@ def open_tasks_in(session: Session, doc: DocumentRecord) -> list[OpenTask]:
         source = handed_from(handovers, member)
         above: dict[int, None] = {}
         for h in handovers:
-            if h.from_member == member and (h.task_id in (None, task_id)):
+            if h.by_deadline and h.from_member == member and (h.task_id in (None, task_id)):
                 above.update(dict.fromkeys(h.to_members))
         out.append(
             OpenTask(
@@ -215,3 +258,17 @@ def open_tasks_in(session: Session, doc: DocumentRecord) -> list[OpenTask]:
 
 def _soonest(task: OpenTask) -> tuple[int, Any, str]:
     return (task.due_at is None, task.due_at or 0, task.name)
+
+
+def colleagues_in(
+    session: Session, loaded: VisibleDocument, member_id: int | None
+) -> list[MemberEntry]:
+    """Whom the reader may hand their open task on the document to, by name: every
+    active member but themselves and the requester — empty when they hold no open task
+    there. Whether the one chosen may decide the step is checked when it is handed
+    (``documents.handover``): a list that ran the authority check for every member
+    would cost a page load a read per member."""
+    if member_id is None or not loaded.task_transitions:
+        return []
+    excluded = {member_id, loaded.doc.requester_id}
+    return [m for m in member_directory_in(session) if m.id not in excluded]

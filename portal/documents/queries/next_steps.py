@@ -21,6 +21,7 @@ from portal.core.db import table_of
 from portal.documents.models import Decision, Document
 from portal.domain.deadlines import DEADLINE_GATE
 from portal.domain.graph import Graph, Transition
+from portal.domain.handover import HANDOVER_GATE
 from portal.domain.next_steps import requester_next_steps
 from portal.flows.queries import version_in
 
@@ -149,8 +150,9 @@ def next_steps_in(session: Session, org_id: int, member_id: int) -> list[NextSte
                 _DECISION.c.org_id == org_id,
                 _DECISION.c.document_id.in_([d.id for d in docs]),
                 or_(_DECISION.c.actor_id.is_(None), _DECISION.c.actor_id != member_id),
-                # The sweep's escalations and reassignments put nothing anywhere.
-                _DECISION.c.gate != DEADLINE_GATE,
+                # The sweep's escalations and reassignments, and handovers, put
+                # nothing anywhere.
+                _DECISION.c.gate.notin_((DEADLINE_GATE, HANDOVER_GATE)),
             )
             .order_by(_DECISION.c.document_id, _DECISION.c.seq.desc())
         ):

@@ -3,17 +3,25 @@
 Read-only Core statements with explicit ``org_id`` and ``assignee_id`` predicates
 (row-level security backs them on PostgreSQL), so the list and the badge use the
 partial index ``ix_task_open_by_assignee``. Prebuilt: the badge is on every page.
+
+While someone's cover is active (``delegations.queries``), their open tasks are the
+delegate's work too, "on behalf of" them: the rows and the count then come from
+statements that take those tasks in as well — one row, and one count, per document.
+Only a member who covers someone today pays for them: one read on the delegate's
+index first (``covered_by``).
 """
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
-from sqlalchemy import Row, bindparam, case, func, select
+from sqlalchemy import Row, bindparam, case, func, or_, select
 from sqlalchemy.engine import Connection
 
 from portal.accounts.queries import member_name_of
 from portal.core.db import table_of
+from portal.delegations.queries import delegators_of, kind_clause
 from portal.documents.models import Document, Task, TaskStatus
 
 _DOC = table_of(Document)
@@ -44,6 +52,8 @@ _OPEN_TASKS = (
         _TASK.c.document_id,
         # Every open task of the member, before the LIMIT: the nav badge's number.
         func.count().over().label("total"),
+        # Whose task it is: the member's own here (a delegator's, under cover).
+        _TASK.c.assignee_id,
         _DOC.c.reference,
         _DOC.c.title,
         member_name_of(_DOC.c.requester_id, _DOC.c.org_id).label("requester_name"),
@@ -80,16 +90,143 @@ _OPEN_TASKS = (
 )
 _COUNT_OPEN = select(func.count()).select_from(_TASK).where(_MINE)
 
+# --- under cover ---------------------------------------------------------------------------
+
+_COVERS = delegators_of(bindparam("org"), bindparam("member"), bindparam("today"))
+# A delegator's open task the member may work on by an active cover for its kind — never
+# on a document the member requested (``domain.delegation``; the delegator never holds a
+# task on their own).
+_LENT = (
+    _COVERS.where(
+        _COVERS.selected_columns.delegator_id == _TASK.c.assignee_id,
+        kind_clause(_DOC.c.kind),
+    ).exists()
+) & (_DOC.c.requester_id != bindparam("member"))
+_OWN_FIRST = case((_TASK.c.assignee_id == bindparam("member"), 0), else_=1)
+_TASK_OR_LENT = (
+    select(
+        _TASK.c.document_id,
+        _TASK.c.assignee_id,
+        _TASK.c.due_at,
+        _TASK.c.created_at,
+        _TASK.c.id.label("task_id"),
+        _TASK.c.via,
+        # One task per document: the member's own before a delegator's, then the most
+        # urgent, so a document shows once and counts once.
+        func.row_number()
+        .over(
+            partition_by=_TASK.c.document_id,
+            order_by=(
+                _OWN_FIRST,
+                case((_TASK.c.due_at.is_(None), 1), else_=0),
+                _TASK.c.due_at,
+                _TASK.c.id,
+            ),
+        )
+        .label("pick"),
+    )
+    .join_from(_TASK, _DOC, (_DOC.c.org_id == _TASK.c.org_id) & (_DOC.c.id == _TASK.c.document_id))
+    .where(
+        _TASK.c.org_id == bindparam("org"),
+        _TASK.c.status == TaskStatus.OPEN,
+        or_(_TASK.c.assignee_id == bindparam("member"), _LENT),
+        _DOC.c.org_id == bindparam("org"),
+        _DOC.c.state == _TASK.c.state,
+        _DOC.c.discarded_at.is_(None),
+    )
+    .subquery("picked")
+)
+_PICKED = _TASK_OR_LENT.c.pick == 1
+_OPEN_OR_LENT = (
+    select(
+        _TASK_OR_LENT.c.document_id,
+        func.count().over().label("total"),
+        _TASK_OR_LENT.c.assignee_id,
+        _DOC.c.reference,
+        _DOC.c.title,
+        member_name_of(_DOC.c.requester_id, _DOC.c.org_id).label("requester_name"),
+        _DOC.c.amount,
+        _DOC.c.currency,
+        _DOC.c.kind,
+        _DOC.c.version,
+        _DOC.c.state,
+        _TASK_OR_LENT.c.due_at,
+        _TASK_OR_LENT.c.created_at,
+        _DOC.c.state_entered_at,
+        _TASK_OR_LENT.c.via,
+    )
+    .join_from(
+        _TASK_OR_LENT,
+        _DOC,
+        (_DOC.c.org_id == bindparam("org")) & (_DOC.c.id == _TASK_OR_LENT.c.document_id),
+    )
+    .where(_PICKED)
+    .order_by(
+        case((_TASK_OR_LENT.c.due_at.is_(None), 1), else_=0),
+        _TASK_OR_LENT.c.due_at,
+        _TASK_OR_LENT.c.created_at,
+        _TASK_OR_LENT.c.task_id,
+    )
+    .limit(bindparam("rows"))
+)
+# Narrowed to the member's own rows, or to one delegator's ("Mine" / "On behalf of …").
+_ONLY_ONE_HOLDER = _OPEN_OR_LENT.where(_TASK_OR_LENT.c.assignee_id == bindparam("only"))
+_COUNT_OPEN_OR_LENT = select(
+    func.count(),
+    func.count().filter(_TASK_OR_LENT.c.due_at < bindparam("now")),
+).where(_PICKED)
+
+
+def covered_by(connection: Connection, org_id: int, member_id: int, today: date) -> list[int]:
+    """The members whose open tasks ``member_id`` works on today by an active cover
+    (the organization's ``today``), each once, in id order; usually none."""
+    found = connection.execute(delegators_of(org_id, member_id, today))
+    return sorted({row.delegator_id for row in found})
+
 
 def open_task_rows_in(
-    connection: Connection, org_id: int, member_id: int, rows: int
+    connection: Connection,
+    org_id: int,
+    member_id: int,
+    rows: int,
+    *,
+    today: date | None = None,
+    only: int | None = None,
 ) -> list[Row[Any]]:
     """The member's first ``rows`` open tasks, most urgent first: the document id, the
-    total count of their open tasks, then ``OPEN_TASK_COLUMNS``."""
-    return list(connection.execute(_OPEN_TASKS, {"org": org_id, "member": member_id, "rows": rows}))
+    total count of their open tasks, whose task it is, then ``OPEN_TASK_COLUMNS``.
+
+    Given the organization's ``today``, the tasks of whoever the member covers then
+    come too (a document once, by the member's own task if they hold one); ``only``
+    narrows them to one holder's (the member: their own; a delegator: theirs)."""
+    if today is None or not covered_by(connection, org_id, member_id, today):
+        if only not in (None, member_id):
+            return []
+        own = {"org": org_id, "member": member_id, "rows": rows}
+        return list(connection.execute(_OPEN_TASKS, own))
+    params: dict[str, Any] = {"org": org_id, "member": member_id, "today": today, "rows": rows}
+    if only is None:
+        return list(connection.execute(_OPEN_OR_LENT, params))
+    return list(connection.execute(_ONLY_ONE_HOLDER, {**params, "only": only}))
 
 
-def count_open_tasks_in(connection: Connection, org_id: int, member_id: int) -> int:
-    """How many open tasks the member has: one COUNT on the partial index."""
-    count = connection.execute(_COUNT_OPEN, {"org": org_id, "member": member_id})
-    return int(count.scalar_one())
+def count_open_tasks_in(
+    connection: Connection, org_id: int, member_id: int, today: date | None = None
+) -> int:
+    """How many open tasks the member has: one COUNT on the partial index. Given the
+    organization's ``today``, with their delegators' (``open_task_rows_in``): a
+    document counts once, as it is listed once."""
+    if today is None or not covered_by(connection, org_id, member_id, today):
+        count = connection.execute(_COUNT_OPEN, {"org": org_id, "member": member_id})
+        return int(count.scalar_one())
+    return open_or_lent_counts_in(connection, org_id, member_id, today, now=None)[0]
+
+
+def open_or_lent_counts_in(
+    connection: Connection, org_id: int, member_id: int, today: date, *, now: Any
+) -> tuple[int, int]:
+    """The member's open tasks with their delegators' (a document once), and how many
+    of them are past their deadline at ``now`` (0 when ``now`` is None)."""
+    params = {"org": org_id, "member": member_id, "today": today, "now": now}
+    total, overdue = connection.execute(_COUNT_OPEN_OR_LENT, params).one()
+    return int(total), int(overdue or 0)

@@ -9,4 +9,4 @@ from flask import Blueprint
 bp = Blueprint("documents", __name__, url_prefix="/o/<org>/documents")
 
 # The modules register their routes on ``bp`` when imported.
-from portal.documents.views import detail, discarding, listing  # noqa: E402, F401
+from portal.documents.views import detail, discarding, handing_over, listing  # noqa: E402, F401

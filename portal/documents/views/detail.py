@@ -4,6 +4,8 @@ waiting for, and the history with the approver set each decision considered."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
@@ -13,16 +15,20 @@ from portal.core.clock import clock
 from portal.documents.queries.detail import DocumentDetail, document_detail
 from portal.documents.transitions import decide_on_page
 from portal.documents.views import bp
-from portal.documents.views.timeline import timeline_rows
+from portal.documents.views.timeline import cover_days, timeline_rows
 from portal.documents.views.waiting import escalation_lines, task_lines, waiting_for_you
 from portal.domain.diagram import HALO, state_tone
 from portal.domain.diagram import draw as draw_diagram
 from portal.domain.errors import DomainError
 from portal.domain.graph import Graph
 from portal.web.errors import status_for
+from portal.web.i18n import format_day
 from portal.web.messages import gap_message, message_for
 from portal.web.request_input import current_request_id, multiline
 from portal.web.tenancy import current_actor
+
+if TYPE_CHECKING:
+    from portal.documents.views.handing_over import HandoverAttempt
 
 
 def _page(
@@ -33,6 +39,7 @@ def _page(
     message: tuple[str, str] | None = None,
     comment: str = "",
     comment_error: str | None = None,
+    handover: HandoverAttempt | None = None,
 ) -> ResponseReturnValue:
     """The detail page, or with ``swapped`` only the region a decision changes (for
     htmx). ``message`` is (category, text) shown at the top of that region; a refused
@@ -78,6 +85,17 @@ def _page(
             open_tasks=task_lines(page, actor.member_id, clock.now()),
             may_discard=page.may_discard,
             timeline=timeline_rows(page.timeline, graph, actor.locale),
+            colleagues=page.colleagues,
+            handover=handover,
+            cover_days=cover_days(page.history),
+            acting_for=[
+                _(
+                    "You act on behalf of %(name)s (cover until %(day)s)",
+                    name=a.delegator_name,
+                    day=format_day(a.valid_to),
+                )
+                for a in page.acting_for
+            ],
         ),
         status,
     )

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from babel.dates import format_interval
 from flask_babel import gettext as _
 
 from portal.documents.queries.detail import HistoryEntry
@@ -17,6 +18,8 @@ from portal.documents.queries.history import Change, EditEntry, ReminderEntry
 from portal.domain.authority import Via
 from portal.domain.deadlines import EffectKind
 from portal.domain.graph import BreachAction, DocumentField, FieldType, Graph
+from portal.domain.handover import HANDOVER_GATE
+from portal.web.i18n import format_locale
 from portal.web.messages import gap_message
 
 
@@ -48,6 +51,17 @@ def timeline_rows(
     return rows
 
 
+def cover_days(history: Sequence[HistoryEntry]) -> dict[int, str]:
+    """The days of the cover each decision taken under one relied on, by the decision's
+    seq, as the reader's locale writes a span ("8–19 Dec")."""
+    formats = format_locale()
+    return {
+        h.seq: format_interval(h.cover.valid_from, h.cover.valid_to, "MMMd", locale=formats)
+        for h in history
+        if h.cover is not None
+    }
+
+
 def reminder_words(entry: ReminderEntry) -> str:
     if entry.kind == EffectKind.DUE_SOON:
         return _("Reminder sent to %(name)s (due soon)", name=entry.member_name)
@@ -56,9 +70,21 @@ def reminder_words(entry: ReminderEntry) -> str:
 
 def decision_notes(entry: HistoryEntry, graph: Graph, locale: str) -> list[str]:
     """What a deadline did, in sentences: a deadline decision's handovers, or the move
-    the system made when the deadline passed. Nothing for a member's decision."""
+    the system made when the deadline passed; who handed their task to whom, and why.
+    Nothing for a member's decision."""
     if entry.gate == DEADLINE_GATE:
         return [handover_words(h) for h in entry.handovers]
+    if entry.gate == HANDOVER_GATE:
+        # The row names its receiver as the one eligible member.
+        receiver = entry.eligible_names[0] if entry.eligible_names else "—"
+        return [
+            _(
+                "%(holder)s handed the task to %(receiver)s: %(reason)s",
+                holder=entry.actor_name or "—",
+                receiver=receiver,
+                reason=entry.comment,
+            )
+        ]
     if entry.actor_id is None and entry.via == Via.SYSTEM:
         return [
             _(

@@ -144,6 +144,10 @@ def _task_note(task: OpenTask, mine: bool) -> str:
         if mine:
             return _("escalated to you from %(name)s", name=task.from_name)
         return _("escalated from %(name)s", name=task.from_name)
+    if task.from_name and task.via == Via.HANDOVER:
+        if mine:
+            return _("handed over to you by %(name)s", name=task.from_name)
+        return _("handed over by %(name)s", name=task.from_name)
     if task.escalated_to:
         return _("escalated to %(names)s", names=_(", ").join(task.escalated_to))
     return ""

@@ -7,6 +7,7 @@ the edge with the error's parameters.
 from __future__ import annotations
 
 from portal.domain.messages.accounts import ACCOUNTS
+from portal.domain.messages.delegations import DELEGATIONS
 from portal.domain.messages.documents import DOCUMENTS
 from portal.domain.messages.flows import FLOWS
 from portal.domain.messages.general import GENERAL
@@ -22,4 +23,5 @@ MESSAGES: dict[str, str | tuple[str, str]] = {
     **DOCUMENTS,
     **FLOWS,
     **NOTIFICATIONS,
+    **DELEGATIONS,
 }

@@ -19,6 +19,26 @@ DOCUMENTS: dict[str, str | tuple[str, str]] = {
     "dispute_raiser": N_("Whoever raised a dispute cannot also close it."),
     "no_band_covers_amount": N_("No approver's band covers an amount of %(amount)s."),
     "delegation_not_active": N_("That delegation is not active today."),
+    "delegation_own_document": N_(
+        "You cover for the requester of this document: nobody decides their own document, not even on their behalf."
+    ),
+    "delegation_chain": N_(
+        "Authority you hold by cover is never lent on: only the person covering the approver may act on their behalf."
+    ),
+    # handing an open task to a colleague (documents.handover)
+    "handover_not_holder": N_("Only whoever holds an open task on this document can hand it over."),
+    "handover_self": N_("Choose someone other than yourself."),
+    "handover_requester": N_(
+        "The requester cannot decide their own document: choose someone else."
+    ),
+    # An id of another organization answers like one that names nobody.
+    "handover_member_unknown": N_("Choose a member of this organization."),
+    "handover_member_inactive": N_("That member is no longer active here; choose someone else."),
+    # i18n: %(name)s is the member the task was to go to.
+    "handover_not_eligible": N_(
+        "%(name)s cannot decide this step on their own authority. A handover moves the work, not the authority to decide it: to lend your authority while you are away, set a cover instead."
+    ),
+    "handover_reason_required": N_("Say why you hand it over."),
     "automatic_money_move": N_(
         "A deadline may not move money on its own: a person must take this step."
     ),

@@ -13,6 +13,13 @@ NOTIFICATIONS: dict[str, str | tuple[str, str]] = {
     "notice_reassigned": N_("%(reference)s was reassigned."),
     "notice_escalation_gap": N_("%(reference)s could not be escalated: nobody is above."),
     "notice_auto_refused": N_("An automatic step on %(reference)s was refused."),
+    "notice_task_handed_over": N_("%(reference)s was handed over."),
+    # What a cover notice says when its cover can no longer be read.
+    "notice_cover_set": N_("Cover was set for you."),
+    "notice_cover_started": N_("A cover of yours has begun."),
+    "notice_cover_ended": N_("A cover of yours ended."),
+    "notice_cover_revoked": N_("A cover of yours was revoked."),
+    "notice_cover_summary": N_("A cover for you ended."),
     # why an escalation found nobody: the flow's bound on escalation levels was reached
     "gap_escalation_bound": N_("It has been escalated as far as the flow allows."),
     # the notification preferences form

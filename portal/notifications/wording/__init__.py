@@ -9,12 +9,19 @@ language reads every notification in the new one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from flask_babel import gettext as _
 
 from portal.documents.queries.notices import NoticeDecision, NoticeDocument
-from portal.notifications.queries import DOCUMENT_MOVED, TASK_ASSIGNED, NotificationView
+from portal.notifications.queries import (
+    COVER_CODES,
+    DOCUMENT_MOVED,
+    TASK_ASSIGNED,
+    TASK_HANDED_OVER,
+    NotificationView,
+)
+from portal.notifications.wording.covers import NoticeLine, cover_text, handover_text
 from portal.notifications.wording.deadlines import DEADLINE_CODES, deadline_text
 from portal.web.i18n import format_money
 from portal.web.messages import message_for
@@ -30,6 +37,9 @@ class NoticeText:
     status: str | None
     # For an escalated task: why it reached the reader.
     reason: str | None
+    # The documents it lists, each linked (the summary of what was decided on the
+    # reader's behalf).
+    documents: tuple[NoticeLine, ...] = field(default_factory=tuple)
 
 
 def _action(document: NoticeDocument, decision: NoticeDecision, locale: str) -> str:
@@ -107,8 +117,16 @@ def notice_text(
     """``n`` in the reader's ``locale``; ``me`` is the reader (so "you decided it").
     Times are in ``time_zone`` and money and dates follow ``formats`` (a Babel locale);
     both default to the reader of the page (mail names the recipient's)."""
+    if n.code in COVER_CODES:
+        text, lines = cover_text(n, locale, me, formats, time_zone)
+        return NoticeText(text, "", None, None, lines)
     document = n.document
-    if document is None or n.code not in (TASK_ASSIGNED, DOCUMENT_MOVED, *DEADLINE_CODES):
+    if document is None or n.code not in (
+        TASK_ASSIGNED,
+        DOCUMENT_MOVED,
+        TASK_HANDED_OVER,
+        *DEADLINE_CODES,
+    ):
         # Nothing to name but the stored keys.
         return NoticeText(message_for(n), "", None, None)
     facts = {
@@ -125,6 +143,10 @@ def notice_text(
     if n.code == DOCUMENT_MOVED:
         return NoticeText(_moved(n, document, locale, facts), comment, None, None)
     state = str(n.params.get("state", document.state))
+    if n.code == TASK_HANDED_OVER:
+        # The comment is the handover's reason, written on its history row.
+        label = document.graph.state_label(state, locale)
+        return NoticeText(handover_text(n, me, facts, label), comment, None, None)
     text = _(
         "%(reference)s “%(title)s” (%(amount)s) from %(requester)s is waiting for your decision at “%(state)s”.",
         state=document.graph.state_label(state, locale),

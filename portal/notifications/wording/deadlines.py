@@ -13,6 +13,7 @@ from flask_babel import gettext as _
 from portal.documents.queries.notices import NoticeDocument
 from portal.notifications.queries import (
     AUTO_REFUSED,
+    COVER_CODES,
     DOCUMENT_MOVED,
     DUE_SOON,
     ESCALATED,
@@ -21,8 +22,10 @@ from portal.notifications.queries import (
     OVERDUE,
     REASSIGNED,
     TASK_ASSIGNED,
+    TASK_HANDED_OVER,
     NotificationView,
 )
+from portal.notifications.wording.covers import cover_subject, handover_subject
 from portal.web.i18n import format_moment
 from portal.web.messages import gap_message, message_for
 
@@ -165,6 +168,8 @@ def _refusal(n: NotificationView) -> str | None:
 def notice_subject(n: NotificationView, me: int | None) -> str:
     """A mail's subject line: what happened, then the document ("Overdue: EXP-2026-00042
     Taxi to client")."""
+    if n.code in COVER_CODES:
+        return cover_subject(n, me)
     document = n.document
     what = {
         "reference": document.reference if document else str(n.params.get("reference", "")),
@@ -190,4 +195,6 @@ def notice_subject(n: NotificationView, me: int | None) -> str:
         return _("Automatic step refused: %(reference)s %(title)s", **what)
     if n.code == DOCUMENT_MOVED:
         return _("Moved on: %(reference)s %(title)s", **what)
+    if n.code == TASK_HANDED_OVER:
+        return handover_subject(n, me, what)
     return _("News about %(reference)s %(title)s", **what)
