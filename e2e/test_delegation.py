@@ -4,7 +4,7 @@ zone, Kuala Lumpur); she hears of it in the portal and by mail. The live portal'
 moves into the window; a claim reaches Daniel; Mei Ling finds it in her inbox "on behalf
 of Daniel Tan", approves it on the document page, and the history names both. After the
 window she no longer sees a new claim of Daniel's. Screenshots (desktop and phone) of
-the delegations page and the inbox; no CSP refusal; axe clean on the delegations page.
+the delegations page and the inbox; the auditor reads both names in the history; no CSP refusal; axe clean on the delegations page.
 
 In the seeded demo nothing of an expense claim is Daniel's alone (the admins' steps are
 Mei Ling's own too), so Grace first gives Daniel the claims' review from RM 1,000 (the
@@ -164,6 +164,16 @@ def test_the_cfo_sets_cover_and_the_clerk_decides_on_his_behalf(page: Page, e2e_
             "Chen Mei Ling on behalf of Daniel Tan"
         )
         watch.check("the document page")
+        _sign_out(page)
+
+        # The auditor reads the same history: both names, and the cover.
+        sign_in(page, "ravi@acme.example")
+        page.goto(f"/o/acme/documents/{covered}")
+        audited = page.get_by_test_id("on-behalf")
+        expect(audited).to_have_count(1)
+        expect(audited.locator("xpath=..")).to_contain_text("Chen Mei Ling on behalf of Daniel Tan")
+        expect(audited).to_contain_text("Annual leave")
+        watch.check("the auditor's document page")
         _sign_out(page)
 
         # After the window, a new claim of Daniel's is his alone again.
