@@ -6,7 +6,8 @@
   (a decision names it). Row-level security like every organization's table.
 - ``decision``: the delegation a decision was taken under is a composite tenant
   foreign key, and a check ties it to ``via``: a decision ``via = 'delegation'`` names
-  one, and no other decision does.
+  one, and no other decision does; a partial index finds a cover's decisions (the
+  summary its delegator gets when it ends).
 
 SQLite keeps a table's constraints in its CREATE TABLE text; the decision history is
 append-only behind triggers, and rebuilding it would drop them, so the constraint and
@@ -36,6 +37,7 @@ TIMESTAMP = sa.DateTime(timezone=True)
 _CHECK_NAME = "ck_decision_delegation_named"
 _CHECK_SQL = "(via = 'delegation') = (delegation_id IS NOT NULL)"
 _FK_NAME = "fk_decision_org_id_delegation_id_delegation"
+_NAMED = "delegation_id IS NOT NULL"
 _SQLITE_CLAUSES = (
     f", CONSTRAINT {_CHECK_NAME} CHECK ({_CHECK_SQL})"
     f", CONSTRAINT {_FK_NAME} FOREIGN KEY(org_id, delegation_id)"
@@ -90,6 +92,13 @@ def upgrade() -> None:
     )
     op.create_index("ix_delegation_delegate", "delegation", ["org_id", "delegate_id", "valid_to"])
     op.create_index("ix_delegation_delegator", "delegation", ["org_id", "delegator_id", "valid_to"])
+    op.create_index(
+        "ix_decision_delegation",
+        "decision",
+        ["org_id", "delegation_id"],
+        postgresql_where=sa.text(_NAMED),
+        sqlite_where=sa.text(_NAMED),
+    )
     if dialect == "postgresql":
         for statement in tenant_policy_sql("delegation"):
             op.execute(statement)
@@ -115,6 +124,7 @@ def downgrade() -> None:
             op.execute(statement)
     else:
         _sqlite_edit_decision(add=False)
+    op.drop_index("ix_decision_delegation", table_name="decision")
     op.drop_index("ix_delegation_delegator", table_name="delegation")
     op.drop_index("ix_delegation_delegate", table_name="delegation")
     op.drop_table("delegation")

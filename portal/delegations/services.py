@@ -176,7 +176,6 @@ def _revocable_in(session: Session, actor: Actor, delegation_id: int, *, lock: b
     status = status_of(row.valid_from, row.valid_to, row.revoked_at, today=today_in(session, actor))
     refusal = revoke_refusal(
         delegator=row.delegator_id,
-        created_by=row.created_by,
         actor=actor.member_id,
         actor_is_admin=actor.is_admin,
         status=status,
@@ -227,7 +226,6 @@ def _lines(rows: list[CoverRow], actor: Actor, today: date) -> list[CoverLine]:
         status = status_of(row.valid_from, row.valid_to, row.revoked_at, today=today)
         refusal = revoke_refusal(
             delegator=row.delegator_id,
-            created_by=row.created_by,
             actor=actor.member_id,
             actor_is_admin=actor.is_admin,
             status=status,

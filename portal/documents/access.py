@@ -225,7 +225,9 @@ def _standing(conn: Connection, row: Any, org_id: int, member: int, today: date)
         holds_open = holds_open or assignee == member
         authorised = task_transitions if assignee == member else lent.setdefault(assignee, {})
         for key in task.transitions:
-            authorised.setdefault(key, task.via)
+            # A handed-over task authorises nothing: another task's way in wins over it.
+            if authorised.get(key, engine.Via.HANDOVER) == engine.Via.HANDOVER:
+                authorised[key] = task.via
     covers = tuple(
         dataclasses.replace(c, tasks=lent.get(c.delegator, {})) if c.active else c
         for c in found.covers

@@ -198,6 +198,14 @@ class Decision(TenantScoped, Base):
         CheckConstraint(
             "(via = 'delegation') = (delegation_id IS NOT NULL)", name="delegation_named"
         ),
+        # What was decided under a cover (the summary its delegator gets when it ends).
+        Index(
+            "ix_decision_delegation",
+            "org_id",
+            "delegation_id",
+            postgresql_where=text("delegation_id IS NOT NULL"),
+            sqlite_where=text("delegation_id IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -121,7 +121,7 @@ def covers_kind(cover_kind: str | None, document_kind: str) -> bool:
 
 
 def revoke_refusal(
-    *, delegator: int, created_by: int, actor: int | None, actor_is_admin: bool, status: str
+    *, delegator: int, actor: int | None, actor_is_admin: bool, status: str
 ) -> str | None:
     """Why this actor may not revoke the cover (None: they may). The delegator revokes
     their own; an admin any; nobody revokes one that is over."""

@@ -46,6 +46,8 @@ class NextTask:
     requester_name: str
     due_at: datetime | None
     overdue: bool
+    # Whose task it is when the member decides it by cover (None: their own).
+    on_behalf_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ def home_summary(actor: Actor) -> HomeSummary:
         rows = open_task_rows_in(
             s.connection(), actor.org_id, actor.member_id, NEXT_TASKS, today=today
         )
+        banner = cover_banner_in(s.connection(), actor.org_id, actor.member_id, today)
+        covered = {c.member_id: c.name for c in banner.covering}
         return HomeSummary(
             today=today,
             tasks=task_counts_in(s, actor.org_id, actor.member_id, now, today),
@@ -88,11 +92,12 @@ def home_summary(actor: Actor) -> HomeSummary:
                     r.requester_name,
                     r.due_at,
                     r.due_at is not None and r.due_at < now,
+                    covered.get(r.assignee_id) if r.assignee_id != actor.member_id else None,
                 )
                 for r in rows
             ],
             mine=my_document_counts_in(s, actor),
             admin=admin,
             organization=organization_documents_in(s, actor),
-            banner=cover_banner_in(s.connection(), actor.org_id, actor.member_id, today),
+            banner=banner,
         )

@@ -69,6 +69,8 @@ def test_the_delegate_sees_the_delegators_tasks_on_their_behalf_and_counts_them(
     home = home_summary(hannah)
     assert home.tasks.open == 2
     assert {t.reference for t in home.next_tasks} == {claim.reference, purchase.reference}
+    assert {t.on_behalf_name for t in home.next_tasks} == {"Nurul Huda"}
+    assert {t.on_behalf_name for t in home_summary(nurul).next_tasks} == {None}
     # Nurul's own inbox is unchanged: the tasks are still theirs.
     assert {r.reference for r in queries.open_tasks(nurul).rows} == {
         claim.reference,
@@ -149,6 +151,26 @@ def test_a_cover_for_one_kind_brings_only_that_kind(app, people):
 
     assert [r.reference for r in inbox.rows] == [purchase.reference]
     assert claim.reference not in {r.reference for r in inbox.rows}
+    assert inbox.total == queries.count_open_tasks(hannah) == 1
+
+
+def test_a_delegate_who_also_covers_the_requester_is_not_offered_their_document(app, people):
+    siti, jason, nurul, hannah = people("siti"), people("jason"), people("nurul"), people("hannah")
+    today = start_today()
+    claim = submitted_claim(siti)
+    purchase = submitted_purchase(jason)
+    set_cover(nurul, hannah, today, today)
+    assert {r.reference for r in queries.open_tasks(hannah).rows} == {
+        claim.reference,
+        purchase.reference,
+    }
+    # Standing in for Siti too, Hannah may not act on Siti's claim on anyone's behalf
+    # (``delegation_own_document``): the inbox and its count leave it out.
+    set_cover(siti, hannah, today, today)
+
+    inbox = queries.open_tasks(hannah)
+
+    assert [r.reference for r in inbox.rows] == [purchase.reference]
     assert inbox.total == queries.count_open_tasks(hannah) == 1
 
 

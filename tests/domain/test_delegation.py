@@ -115,7 +115,7 @@ def test_a_cover_is_active_from_its_first_day_to_its_last_both_included():
 
 def test_the_delegator_or_an_admin_revokes_a_cover_that_is_not_over():
     active = CoverStatus.ACTIVE
-    kw = {"delegator": LEAD, "created_by": LEAD, "status": active}
+    kw = {"delegator": LEAD, "status": active}
     assert revoke_refusal(actor=LEAD, actor_is_admin=False, **kw) is None  # type: ignore[arg-type]
     assert revoke_refusal(actor=ADMIN, actor_is_admin=True, **kw) is None  # type: ignore[arg-type]
     assert revoke_refusal(actor=LONER, actor_is_admin=False, **kw) == "not_found"  # type: ignore[arg-type]

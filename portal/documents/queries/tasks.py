@@ -94,14 +94,16 @@ _COUNT_OPEN = select(func.count()).select_from(_TASK).where(_MINE)
 
 _COVERS = delegators_of(bindparam("org"), bindparam("member"), bindparam("today"))
 # A delegator's open task the member may work on by an active cover for its kind — never
-# on a document the member requested (``domain.delegation``; the delegator never holds a
-# task on their own).
+# on a document the member requested, nor on one requested by anyone they cover
+# (``domain.authority`` refuses both: ``self_approval``, ``delegation_own_document``).
 _LENT = (
     _COVERS.where(
         _COVERS.selected_columns.delegator_id == _TASK.c.assignee_id,
         kind_clause(_DOC.c.kind),
     ).exists()
-) & (_DOC.c.requester_id != bindparam("member"))
+    & (_DOC.c.requester_id != bindparam("member"))
+    & ~_COVERS.where(_COVERS.selected_columns.delegator_id == _DOC.c.requester_id).exists()
+)
 _OWN_FIRST = case((_TASK.c.assignee_id == bindparam("member"), 0), else_=1)
 _TASK_OR_LENT = (
     select(
