@@ -11,21 +11,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import bindparam, insert, update
 from sqlalchemy.orm import Session
 
 from portal.documents.access import DocumentRecord
-from portal.documents.transitions import DECISION_TABLE, DOCUMENT_TABLE
-from portal.domain.chain import link_hash
+from portal.documents.links import append_link
 from portal.domain.deadlines import DEADLINE_GATE
 from portal.domain.resolution import Gap
-
-_APPEND = insert(DECISION_TABLE)
-_MOVE_HEAD = (
-    update(DOCUMENT_TABLE)
-    .where(DOCUMENT_TABLE.c.org_id == bindparam("b_org"), DOCUMENT_TABLE.c.id == bindparam("b_id"))
-    .values(chain_seq=bindparam("chain_seq"), chain_hash=bindparam("chain_hash"))
-)
 
 
 @dataclass(frozen=True)
@@ -98,11 +89,4 @@ def append_sweep_decision(
         "decided_at": now,
         "prev_hash": doc.chain_hash,
     }
-    row["hash"] = link_hash(row)
-    conn = session.connection()
-    conn.execute(_APPEND, row)
-    conn.execute(
-        _MOVE_HEAD,
-        {"b_org": doc.org_id, "b_id": doc.id, "chain_seq": row["seq"], "chain_hash": row["hash"]},
-    )
-    return int(row["seq"]), str(row["hash"])
+    return append_link(session, row)

@@ -29,13 +29,13 @@ from portal.core.db import table_of
 from portal.core.outbox import add_events
 from portal.core.uow import UnitOfWork, unit_of_work_for
 from portal.documents.access import DocumentRecord, facts_of, load_visible, standing_in
-from portal.documents.models import Decision, Document, Task, TaskStatus
+from portal.documents.links import append_link
+from portal.documents.models import Document, Task, TaskStatus
 from portal.documents.queries.deciders import steps_decided_in
 from portal.documents.queries.detail import DocumentDetail, document_detail_in
 from portal.domain import engine
 from portal.domain.actor import Actor
 from portal.domain.authority import Principal
-from portal.domain.chain import link_hash
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.handover import (
     HANDOVER_GATE,
@@ -48,7 +48,6 @@ from portal.orgchart.queries import load_chart
 
 _DOC = table_of(Document)
 _TASK = table_of(Task)
-_DECISION = table_of(Decision)
 
 # The holder's open task in the document's current state (the first, should there be
 # two): the one handed over.
@@ -83,11 +82,6 @@ _CANCEL = (
         completed_at=bindparam("completed_at"),
         completed_by=bindparam("completed_by"),
     )
-)
-_MOVE_HEAD = (
-    update(_DOC)
-    .where(_DOC.c.org_id == bindparam("b_org"), _DOC.c.id == bindparam("b_id"))
-    .values(chain_seq=bindparam("chain_seq"), chain_hash=bindparam("chain_hash"))
 )
 
 
@@ -320,11 +314,4 @@ def _append_decision(
         "decided_at": now,
         "prev_hash": doc.chain_hash,
     }
-    row["hash"] = link_hash(row)
-    conn = session.connection()
-    conn.execute(insert(_DECISION), row)
-    conn.execute(
-        _MOVE_HEAD,
-        {"b_org": doc.org_id, "b_id": doc.id, "chain_seq": row["seq"], "chain_hash": row["hash"]},
-    )
-    return int(row["seq"])
+    return append_link(session, row)[0]

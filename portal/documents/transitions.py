@@ -48,9 +48,9 @@ from portal.orgchart.queries import gap_names_in, load_chart
 _DOC = table_of(Document)
 _TASK = table_of(Task)
 _DECISION = table_of(Decision)
-# The deadline sweep writes tasks and decisions beside the pipeline, under the same
-# document lock (``deadlines.services``).
-DOCUMENT_TABLE, TASK_TABLE, DECISION_TABLE = _DOC, _TASK, _DECISION
+# The deadline sweep reads documents and writes tasks beside the pipeline, under the
+# same document lock (``deadlines.services``); its history rows go through ``links``.
+DOCUMENT_TABLE, TASK_TABLE = _DOC, _TASK
 
 _ADVANCE = (
     update(_DOC)
