@@ -76,15 +76,17 @@ def home_summary(actor: Actor) -> HomeSummary:
             else None
         )
         now = clock.now()
-        # With the tasks of whoever the member covers today, as the inbox lists them.
-        rows = open_task_rows_in(
-            s.connection(), actor.org_id, actor.member_id, NEXT_TASKS, today=today
-        )
+        # Whom the member covers today (read once, names included): their tasks come
+        # too, as the inbox lists them.
         banner = cover_banner_in(s.connection(), actor.org_id, actor.member_id, today)
         covered = {c.member_id: c.name for c in banner.covering}
+        lent = today if covered else None
+        rows = open_task_rows_in(
+            s.connection(), actor.org_id, actor.member_id, NEXT_TASKS, today=lent
+        )
         return HomeSummary(
             today=today,
-            tasks=task_counts_in(s, actor.org_id, actor.member_id, now, today),
+            tasks=task_counts_in(s, actor.org_id, actor.member_id, now, lent),
             next_tasks=[
                 NextTask(
                     r.reference,

@@ -18,6 +18,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import member_names
@@ -95,7 +96,10 @@ def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT, *, only: int | None = N
         org, member = actor.org_id, actor.member_id
         today = clock.today_in(actor.time_zone)
         assert member is not None
-        covering = covered_by(connection, org, member, today)
+        # Whom the member covers today (and who covers them), names included: read once.
+        banner = cover_banner_in(connection, org, member, today)
+        names = {c.member_id: c.name for c in banner.covering}
+        covering = sorted(names)
         # Only a member who covers someone today pays for the statements that take the
         # delegators' tasks in.
         lent = today if covering else None
@@ -107,7 +111,6 @@ def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT, *, only: int | None = N
         if len(tasks) == limit + 1 and not page.more:
             tasks = open_task_rows_in(connection, org, member, 2 * limit + 1, today=lent, only=only)
             page = _page_of(uow.session, org, member, tasks, limit)
-        names = member_names(uow.session, covering)
         total = page.total
         if only is not None:
             total = count_open_tasks_in(connection, org, member, lent)
@@ -126,7 +129,7 @@ def open_tasks(actor: Actor, limit: int = DEFAULT_LIMIT, *, only: int | None = N
             unread=count_unread_in(connection, actor),
             steps=tuple(steps),
             covering=tuple((m, names.get(m, f"#{m}")) for m in covering),
-            banner=cover_banner_in(connection, org, member, today),
+            banner=banner,
         )
 
 
@@ -199,12 +202,7 @@ def count_open_tasks(actor: Actor) -> int:
     """How many open tasks the member has (the nav badge), with those of whoever they
     cover today: one COUNT on the partial index when they cover nobody."""
     with unit_of_work_for(actor) as uow:
-        return count_open_tasks_in(
-            uow.session.connection(),
-            actor.org_id,
-            actor.member_id,
-            clock.today_in(actor.time_zone),
-        )
+        return _count_open_tasks_in(uow.session.connection(), actor)
 
 
 def count_next_steps(actor: Actor) -> int:
@@ -222,6 +220,14 @@ def count_waiting(actor: Actor) -> int:
         return 0
     with unit_of_work_for(actor) as uow:
         s = uow.session
-        today = clock.today_in(actor.time_zone)
-        tasks = count_open_tasks_in(s.connection(), actor.org_id, actor.member_id, today)
+        tasks = _count_open_tasks_in(s.connection(), actor)
         return tasks + count_next_steps_in(s, actor.org_id, actor.member_id)
+
+
+def _count_open_tasks_in(connection: Connection, actor: Actor) -> int:
+    """The badge's open tasks: the delegators' too while the member covers someone."""
+    assert actor.member_id is not None
+    today = clock.today_in(actor.time_zone)
+    covering = covered_by(connection, actor.org_id, actor.member_id, today)
+    lent = today if covering else None
+    return count_open_tasks_in(connection, actor.org_id, actor.member_id, lent)

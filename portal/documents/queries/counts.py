@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from portal.core.db import table_of
 from portal.documents.models import Document, Task, TaskStatus
-from portal.documents.queries.tasks import covered_by, open_or_lent_counts_in
+from portal.documents.queries.tasks import open_or_lent_counts_in
 from portal.domain.actor import Actor
 from portal.domain.graph import Graph, StateRole
 from portal.flows.queries import version_in
@@ -36,8 +36,8 @@ def task_counts_in(
     them, in one statement on the open-task index. Given the organization's ``today``,
     with the tasks of whoever the member covers then, a document once, as the inbox
     lists them (``queries.tasks``)."""
-    conn = session.connection()
-    if today is not None and covered_by(conn, org_id, member_id, today):
+    if today is not None:  # the member covers someone then (the caller asked)
+        conn = session.connection()
         return TaskCounts(*open_or_lent_counts_in(conn, org_id, member_id, today, now=now))
     row = (
         session.connection()

@@ -198,10 +198,12 @@ def open_task_rows_in(
     """The member's first ``rows`` open tasks, most urgent first: the document id, the
     total count of their open tasks, whose task it is, then ``OPEN_TASK_COLUMNS``.
 
-    Given the organization's ``today``, the tasks of whoever the member covers then
-    come too (a document once, by the member's own task if they hold one); ``only``
-    narrows them to one holder's (the member: their own; a delegator: theirs)."""
-    if today is None or not covered_by(connection, org_id, member_id, today):
+    Given the organization's ``today`` — passed only when the member covers someone
+    then (``covered_by``, or the banner's read): the caller asks once — the tasks of
+    whoever the member covers come too (a document once, by the member's own task if
+    they hold one); ``only`` narrows them to one holder's (the member: their own; a
+    delegator: theirs)."""
+    if today is None:
         if only not in (None, member_id):
             return []
         own = {"org": org_id, "member": member_id, "rows": rows}
@@ -217,8 +219,8 @@ def count_open_tasks_in(
 ) -> int:
     """How many open tasks the member has: one COUNT on the partial index. Given the
     organization's ``today``, with their delegators' (``open_task_rows_in``): a
-    document counts once, as it is listed once."""
-    if today is None or not covered_by(connection, org_id, member_id, today):
+    document counts once, as it is listed once (``today`` as for ``open_task_rows_in``)."""
+    if today is None:
         count = connection.execute(_COUNT_OPEN, {"org": org_id, "member": member_id})
         return int(count.scalar_one())
     return open_or_lent_counts_in(connection, org_id, member_id, today, now=None)[0]
