@@ -6,6 +6,7 @@ from alembic import context
 from sqlalchemy import create_engine, pool
 
 from portal.accounts import models as _accounts  # noqa: F401  (registers tables)
+from portal.audit import models as _audit  # noqa: F401
 from portal.core import heartbeat as _heartbeat  # noqa: F401
 from portal.core import outbox as _outbox  # noqa: F401
 from portal.core.db import Base

@@ -134,6 +134,7 @@ def _register_outbox_handlers(app: Flask, settings: Settings) -> None:
     and what happens when someone joins an organization."""
     from portal.accounts.mail import COMPOSERS
     from portal.accounts.services.joining import on_member_joined
+    from portal.audit import models as _audit  # noqa: F401  (registers the tables)
     from portal.core import heartbeat as _heartbeat  # noqa: F401  (registers the table)
     from portal.core.mail import transport_for
     from portal.deadlines import models as _deadlines  # noqa: F401  (registers the table)
@@ -157,6 +158,7 @@ def _register_blueprints(app: Flask) -> None:
     from portal.accounts.views import account_bp, invitations_bp, settings_bp
     from portal.accounts.views import admin_bp as members_bp
     from portal.accounts.views import bp as accounts_bp
+    from portal.audit.views import bp as audit_bp
     from portal.delegations.views import bp as delegations_bp
     from portal.documents.views import bp as documents_bp
     from portal.flows.api import bp as flows_api_bp
@@ -170,6 +172,7 @@ def _register_blueprints(app: Flask) -> None:
     from portal.web.health import bp as health_bp
 
     app.register_blueprint(home_bp)
+    app.register_blueprint(audit_bp)
     app.register_blueprint(accounts_bp)
     app.register_blueprint(account_bp)
     app.register_blueprint(invitations_bp)

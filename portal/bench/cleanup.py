@@ -15,6 +15,8 @@ from portal.core.rls import APPEND_ONLY_TABLES, append_only_sql, drop_append_onl
 
 # Children before parents: every foreign key points to a table later in this list.
 ORG_TABLES = (
+    "audit_export",
+    "chain_verification",
     "notification",
     "mail_digest",
     "notice_preference",

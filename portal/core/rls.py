@@ -19,7 +19,14 @@ OPERATOR = "current_setting('app.operator', true) = 'on'"
 
 # Tables the app role may only read and append to (history, published versions). A
 # trigger refuses UPDATE and DELETE on them too, for every role, on both databases.
-APPEND_ONLY_TABLES: set[str] = {"flow_version", "decision", "document_edit", "deadline_effect"}
+APPEND_ONLY_TABLES: set[str] = {
+    "flow_version",
+    "decision",
+    "document_edit",
+    "deadline_effect",
+    "audit_export",
+    "chain_verification",
+}
 
 # What the app role may do, table by table: the privileges, and the only columns it may
 # UPDATE. Nothing else: no DELETE but of a discarded flow draft, no UPDATE of a key, a
@@ -121,6 +128,9 @@ APP_PRIVILEGES: dict[str, tuple[str, tuple[str, ...]]] = {
         "SELECT, INSERT",
         ("revoked_at", "revoked_by", "start_noticed_at", "end_noticed_at"),
     ),
+    # The audit's own evidence: who exported what, and every pass over the chains.
+    "audit_export": ("SELECT, INSERT", ()),
+    "chain_verification": ("SELECT, INSERT", ()),
     # DELETE: pruning delivered rows (a restrictive policy admits no other).
     "outbox": (
         "SELECT, INSERT, DELETE",

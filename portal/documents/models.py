@@ -37,6 +37,10 @@ class Document(TenantScoped, Timestamps, Base):
         CheckConstraint("amount >= 0", name="amount_not_negative"),
         Index("ix_document_requester", "org_id", "requester_id", "state"),
         Index("ix_document_kind_state", "org_id", "kind", "state"),
+        # The audit search: newest first, by amount, by the last decision.
+        Index("ix_document_created", "org_id", "created_at"),
+        Index("ix_document_amount", "org_id", "amount"),
+        Index("ix_document_decided", "org_id", "state_entered_at"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -198,6 +202,9 @@ class Decision(TenantScoped, Base):
         CheckConstraint(
             "(via = 'delegation') = (delegation_id IS NOT NULL)", name="delegation_named"
         ),
+        # Who decided what: the audit's approver and delegate filters, approvals per
+        # approver.
+        Index("ix_decision_actor", "org_id", "actor_id", "document_id"),
         # What was decided under a cover (the summary its delegator gets when it ends).
         Index(
             "ix_decision_delegation",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from portal.domain.errors import DomainError, Forbidden
+from portal.domain.errors import DomainError, Forbidden, NotFound
 
 
 class Role:
@@ -90,3 +90,15 @@ def require_admin(actor: Actor | SystemActor) -> None:
     """Org-admin operations refuse everyone else, whatever page they came from."""
     if not actor.is_admin:
         raise Forbidden("admin_required")
+
+
+def may_audit(actor: Actor | SystemActor) -> bool:
+    """Admins and auditors read every document of their organization, read-only."""
+    return actor.is_admin or actor.is_auditor
+
+
+def require_audit_reader(actor: Actor | SystemActor) -> None:
+    """The audit pages and their exports are there only for admins and auditors; to
+    anyone else they do not exist (a 404, not a 403: nothing about them leaks)."""
+    if not may_audit(actor):
+        raise NotFound("page")

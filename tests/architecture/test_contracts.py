@@ -46,6 +46,7 @@ BREACHES: dict[str, list[tuple[str, str]]] = {
         ("portal.flows.services", "portal.provisioning"),
         ("portal.documents.transitions", "portal.bench.transitions"),
         ("portal.inbox.queries", "portal.home.queries"),
+        ("portal.documents.queries.detail", "portal.audit.queries"),
     ],
     "no-foreign-models": [
         ("portal.documents.transitions", "portal.accounts.models"),
@@ -68,6 +69,10 @@ BREACHES: dict[str, list[tuple[str, str]]] = {
         ("portal.deadlines.effects", "portal.deadlines.jobs"),
     ],
     "delegations-layers": [("portal.delegations.queries", "portal.delegations.services")],
+    "audit-layers": [
+        ("portal.audit.queries.search", "portal.audit.services.exports"),
+        ("portal.audit.services.verification", "portal.audit.views"),
+    ],
     "operations-layers": [("portal.operations.queries", "portal.operations.views")],
     "inbox-layers": [("portal.inbox.queries", "portal.inbox.views")],
     "home-layers": [("portal.home.queries", "portal.home.views")],
@@ -140,6 +145,7 @@ PACKAGES = (
     "portal.notifications",
     "portal.inbox",
     "portal.home",
+    "portal.audit",
 )
 
 

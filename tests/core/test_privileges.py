@@ -110,6 +110,8 @@ EXPECTED = {
         {"SELECT", "INSERT"},
         {"revoked_at", "revoked_by", "start_noticed_at", "end_noticed_at"},
     ),
+    "audit_export": ({"SELECT", "INSERT"}, set()),
+    "chain_verification": ({"SELECT", "INSERT"}, set()),
     "outbox": (
         {"SELECT", "INSERT", "DELETE"},
         {"attempts", "next_attempt_at", "dispatched_at", "last_error", "dead_at"},

@@ -1,0 +1,3 @@
+"""(being built)"""
+
+from __future__ import annotations
