@@ -31,6 +31,8 @@ PERIODIC_JOBS: tuple[tuple[str, int | None], ...] = (
     ("portal.core.health.ping", 60),
     ("portal.notifications.jobs.send_digests", 300),
     ("portal.notifications.jobs.announce_covers", 300),
+    # Enqueues each organization's pass over its hash chains once its 02:00 has come.
+    ("portal.audit.jobs.plan_nightly_verifications", 300),
 )
 
 log = logging.getLogger(__name__)
