@@ -70,6 +70,8 @@ class Settings:
     sweep_interval: int = 60
     # Delivered outbox rows are deleted after this many days (``portal outbox prune``).
     outbox_retention_days: int = 30
+    # The most rows one export of the audit search may hold (more: narrow the search).
+    audit_export_max_rows: int = 100_000
     testing: bool = False
     extra: Mapping[str, object] = field(default_factory=dict)
 
@@ -137,6 +139,9 @@ class Settings:
             else None,
             sweep_interval=env.number("PORTAL_SWEEP_INTERVAL", 60, 5, 3600),
             outbox_retention_days=env.number("PORTAL_OUTBOX_RETENTION_DAYS", 30, 1, 3650),
+            audit_export_max_rows=env.number(
+                "PORTAL_AUDIT_EXPORT_MAX_ROWS", 100_000, 1, 10_000_000
+            ),
         )
         if production and settings.clock_file is not None:
             raise ConfigError(

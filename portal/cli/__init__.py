@@ -176,7 +176,7 @@ def seed_demo_command() -> None:
     """Seed the demo organization `acme` (idempotent)."""
     from portal.demo import seed_demo
 
-    click.echo("seeded acme" if seed_demo() else "acme already exists; left as it is")
+    click.echo("seeded acme" if seed_demo(history=True) else "acme already exists; left as it is")
 
 
 @main.command("demo")
@@ -194,7 +194,7 @@ def demo(host: str, port: int, no_serve: bool) -> None:
     settings = _settings()
     settings.instance_dir.mkdir(parents=True, exist_ok=True)
     upgrade(settings.migrate_database_url, settings.database_url)
-    seeded = seed_demo()
+    seeded = seed_demo(history=True)
     click.echo(
         "Seeded the demo organization acme." if seeded else "Demo organization acme kept as it was."
     )
@@ -229,6 +229,7 @@ def demo(host: str, port: int, no_serve: bool) -> None:
 
 
 # The commands kept in modules of their own register on ``main`` when imported.
+from portal.cli import audit as _audit  # noqa: E402, F401
 from portal.cli import benchmarks as _benchmarks  # noqa: E402, F401
 from portal.cli import outbox as _outbox  # noqa: E402, F401
 from portal.cli import sweep as _sweep  # noqa: E402, F401

@@ -168,3 +168,25 @@ def test_the_status_polls_only_while_a_pass_waits(world: World, app):
     clock.freeze(clock.now() + timedelta(seconds=1))
     run_queued_jobs()
     assert "hx-get" not in browser.get(STATUS).get_data(as_text=True)
+
+
+def test_with_the_queue_away_asking_for_a_pass_says_so_and_queues_nothing(
+    world: World, app, monkeypatch
+):
+    import redis
+
+    from portal.core.queue import redis_holder
+
+    browser, token = demo_browser(app, "ravi")
+
+    def unreachable():
+        return redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
+
+    monkeypatch.setattr(redis_holder, "get", unreachable)
+    asked = browser.post(VERIFY, data={"csrf_token": token}, follow_redirects=True)
+
+    assert asked.status_code == 200
+    assert "could not be queued just now" in asked.get_data(as_text=True)
+    monkeypatch.undo()
+    assert _queued() == 0
+    assert _passes(world.acme_id) == []

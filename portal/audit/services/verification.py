@@ -15,8 +15,11 @@ in its own unit of work, with the moments the pass started and finished.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
+
+from redis.exceptions import RedisError
 
 from portal.accounts.queries import member_names
 from portal.audit.models import ChainVerification, VerificationTrigger
@@ -31,6 +34,7 @@ from portal.core.queue import enqueue, redis_holder
 from portal.core.uow import unit_of_work_for
 from portal.documents.queries.chains import CHAIN_BATCH, check_chains_after, count_chains_in
 from portal.domain.actor import Actor, SystemActor, require_audit_reader
+from portal.domain.errors import Conflict
 from portal.domain.time_zones import zone
 
 # Told how far the pass is: (chains checked, chains in all).
@@ -120,16 +124,20 @@ def request_verification(actor: Actor) -> bool:
     for one; False when one asked for is still waiting (a second request adds nothing:
     the waiting pass will read the same chains)."""
     require_audit_reader(actor)
-    connection = redis_holder.get()
     flag = queued_flag(actor.org_id)
-    if not connection.set(flag, str(actor.member_id), nx=True, ex=QUEUED_FOR):
-        return False
+    try:
+        connection = redis_holder.get()
+        if not connection.set(flag, str(actor.member_id), nx=True, ex=QUEUED_FOR):
+            return False
+    except RedisError:
+        raise Conflict("verification_unavailable") from None
     try:
         enqueue("portal.audit.jobs.verify_requested", actor.org_id, actor.member_id)
     except Exception:
         # No job is waiting: the flag must not keep the next request out.
-        connection.delete(flag)
-        raise
+        with suppress(RedisError):
+            connection.delete(flag)
+        raise Conflict("verification_unavailable") from None
     return True
 
 

@@ -16,8 +16,10 @@ from flask_babel import gettext as _
 from portal.audit.services import verification as services
 from portal.audit.views import audit_required, bp
 from portal.core.clock import clock
+from portal.domain.errors import Conflict
 from portal.domain.time_zones import local_day
 from portal.web.i18n import format_moment, reader_time_zone
+from portal.web.messages import message_for
 from portal.web.tenancy import current_actor
 
 
@@ -25,7 +27,12 @@ from portal.web.tenancy import current_actor
 @audit_required
 def verify_all() -> ResponseReturnValue:
     actor = current_actor()
-    if services.request_verification(actor):
+    try:
+        asked = services.request_verification(actor)
+    except Conflict as refusal:
+        flash(message_for(refusal), "error")
+        return redirect(url_for("audit.search", org=actor.org_slug))
+    if asked:
         flash(
             _("A check of every chain was asked for: its result shows here once it has run."),
             "success",

@@ -7,6 +7,8 @@ the edge with the error's parameters.
 from __future__ import annotations
 
 from portal.domain.messages.accounts import ACCOUNTS
+from portal.domain.messages.audit_search import AUDIT_SEARCH
+from portal.domain.messages.audit_stalls import AUDIT_STALLS
 from portal.domain.messages.delegations import DELEGATIONS
 from portal.domain.messages.documents import DOCUMENTS
 from portal.domain.messages.flows import FLOWS
@@ -24,4 +26,6 @@ MESSAGES: dict[str, str | tuple[str, str]] = {
     **FLOWS,
     **NOTIFICATIONS,
     **DELEGATIONS,
+    **AUDIT_SEARCH,
+    **AUDIT_STALLS,
 }

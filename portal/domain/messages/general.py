@@ -36,4 +36,7 @@ GENERAL: dict[str, str | tuple[str, str]] = {
     "outbox_not_dead": N_(
         "Event %(id)s is still being tried: it can be retried once its attempts have run out."
     ),
+    "verification_unavailable": N_(
+        "The check could not be queued just now (the job queue is not answering). Nothing was asked for; try again in a minute."
+    ),
 }
