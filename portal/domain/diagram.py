@@ -1,6 +1,8 @@
 """The pinned flow as a small diagram on the document page: where each state sits,
 an arrow for each pair of states a transition joins, each arrow's label placed where no
-state hides it, the current state marked.
+state hides it, the current state marked — and, on the audit timeline, the path the
+document actually took: the states it visited and the arrows it followed, each arrow
+numbered with the steps that took it.
 
 The editor's layout decides the arrangement (an admin put the states where they make
 sense); this module only draws it at the page's size. The boxes are smaller than the
@@ -8,66 +10,63 @@ editor's, and the editor's centres are brought as close together as they can com
 every pair of boxes keeps room for an arrowhead between them — so the seeded expense
 claim fits a desktop page at its natural size (one unit of the drawing is one CSS pixel,
 so the text is as large as written here) and a phone scrolls it sideways in its own box.
+The geometry (sizes, wrapping, placing labels) is ``domain.diagram_geometry``.
 
-Pure: the caller passes the reader's locale; text widths are estimated from character
-classes (a browser draws the text, and the estimate errs wide).
+Pure: the caller passes the reader's locale.
 """
 
 from __future__ import annotations
 
 import math
-import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from portal.domain.diagram_geometry import (
+    BOX_H,
+    BOX_W,
+    CLEARANCE,
+    FONT,
+    HALO,
+    LABEL_FONT,
+    LABEL_H,
+    LABEL_PAD,
+    LINE,
+    MARGIN,
+    MAX_LABEL_CHARS,
+    TWIN_OFFSET,
+    Index,
+    Rect,
+    candidates,
+    exit_point,
+    place,
+    scale,
+    shorten,
+    text_width,
+    wrap,
+)
 from portal.domain.graph import Graph, StateRole
 from portal.domain.layout import STATE_BOX_HEIGHT, STATE_BOX_WIDTH
 
-BOX_W = 120  # a state's box on the page
-BOX_H = 44
-GAP = 26  # the least room left between two boxes: an arrowhead's
-FONT = 13  # a state's name (units = CSS px at the natural size)
-LINE = 15  # between the two lines of a wrapped state name
-LABEL_FONT = 12  # an arrow's label
-LABEL_H = 17
-LABEL_PAD = 4  # the label's background reaches this far beyond its text
-MARGIN = 10
-# A label keeps this far from every state (the current one wears a ring this wide).
-CLEARANCE = 7
-HALO = 5  # the current state's ring, outside its box
-MAX_LABEL_CHARS = 32
-# An arrow and its twin going back are drawn this far apart, so both show.
-TWIN_OFFSET = 6.0
+# Re-exported: the pages and the tests take them from here.
+__all__ = [
+    "CLEARANCE",
+    "FONT",
+    "HALO",
+    "LABEL_FONT",
+    "Arrow",
+    "Diagram",
+    "Rect",
+    "StateBox",
+    "draw",
+    "state_tone",
+    "text_width",
+    "wrap",
+]
 
-
-@dataclass(frozen=True, slots=True)
-class Rect:
-    x: float
-    y: float
-    w: float
-    h: float
-
-    @property
-    def right(self) -> float:
-        return self.x + self.w
-
-    @property
-    def bottom(self) -> float:
-        return self.y + self.h
-
-    @property
-    def cx(self) -> float:
-        return self.x + self.w / 2
-
-    @property
-    def cy(self) -> float:
-        return self.y + self.h / 2
-
-    def overlap(self, other: Rect, pad: float = 0.0) -> float:
-        """The area the two share once ``self`` is grown by ``pad`` on every side."""
-        across = min(self.right + pad, other.right) - max(self.x - pad, other.x)
-        down = min(self.bottom + pad, other.bottom) - max(self.y - pad, other.y)
-        return across * down if across > 0 and down > 0 else 0.0
+STEP_FONT = 11  # a step's number on a taken arrow
+STEP_H = 15
+STEP_PAD = 4
+STEP_SLIVER = 3  # how far a step's number may reach into a state's box
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +79,10 @@ class StateBox:
     shortened: bool
     tone: str  # the state's role, as every state chip shows it
     current: bool
+    # On the path drawn (``draw``'s ``path``): the document was here at some point;
+    # ``start``: where it began.
+    visited: bool = False
+    start: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +96,26 @@ class Arrow:
     label_box: Rect
     # Leaves the current state: one of the steps the document may take next.
     next_step: bool
+    # The states it joins (keys).
+    from_state: str = ""
+    to_state: str = ""
+    # The steps of the path drawn that followed this arrow (1 = the first move), and
+    # where their numbers go.
+    steps: tuple[int, ...] = ()
+    step_box: Rect | None = None
+
+    @property
+    def taken(self) -> bool:
+        return bool(self.steps)
+
+    @property
+    def step_text(self) -> str:
+        return ", ".join(str(n) for n in self.steps)
+
+    @property
+    def step_y(self) -> float:
+        box = self.step_box or self.label_box
+        return box.cy + STEP_FONT * 0.35
 
     @property
     def label_x(self) -> float:
@@ -120,163 +143,43 @@ def state_tone(role: str) -> str:
     return role if role in StateRole.ALL else StateRole.CUSTOM
 
 
-def text_width(text: str, size: float) -> float:
-    """About how wide ``text`` is drawn at ``size``: ideographs are square, capitals and
-    lower case about 0.7 and 0.6 of the size, spaces and narrow marks less."""
-    width = 0.0
-    for char in text:
-        if unicodedata.east_asian_width(char) in ("W", "F"):
-            width += 1.0
-        elif char in " .,:;'|!il()[]":
-            width += 0.35
-        elif char.isupper():
-            width += 0.72
-        else:
-            width += 0.6
-    return width * size
-
-
-def _shorten(text: str, size: float, room: float) -> str:
-    # No character is narrower than 0.35 of the size: more than this never fits.
-    text = text[: int(room / (0.35 * size)) + 2]
-    if text_width(text, size) <= room:
-        return text
-    while text and text_width(text + "…", size) > room:
-        text = text[:-1]
-    return text.rstrip() + "…"
-
-
-def wrap(text: str, size: float, room: float, max_lines: int = 2) -> tuple[str, ...]:
-    """``text`` in lines no wider than ``room``: broken at spaces, or anywhere in a word
-    too long for a line (Chinese has no spaces); the last line shortened with "…"."""
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        candidate = f"{line} {word}" if line else word
-        if text_width(candidate, size) <= room:
-            line = candidate
-            continue
-        if line:
-            lines.append(line)
-        line = ""
-        for char in word:
-            if line and text_width(line + char, size) > room:
-                lines.append(line)
-                line = ""
-            line += char
-    if line:
-        lines.append(line)
-    if len(lines) <= max_lines:
-        return tuple(lines)
-    kept = lines[: max_lines - 1]
-    rest = " ".join(lines[max_lines - 1 :])
-    return (*kept, _shorten(rest + " …", size, room))
-
-
-def _scale(centres: list[tuple[float, float]]) -> float:
-    """The factor bringing the editor's centres as close as they can come while every
-    two boxes stay apart by ``GAP`` across or down."""
-    need = 0.0
-    for i, (ax, ay) in enumerate(centres):
-        for bx, by in centres[i + 1 :]:
-            dx, dy = abs(ax - bx), abs(ay - by)
-            if not dx and not dy:
-                continue  # drawn on top of each other in the editor too
-            across = (BOX_W + GAP) / dx if dx else math.inf
-            down = (BOX_H + GAP) / dy if dy else math.inf
-            need = max(need, min(across, down))
-    return min(max(need, 0.25), 2.0)
-
-
-def _exit(box: Rect, px: float, py: float, dx: float, dy: float) -> tuple[float, float]:
-    """Where the ray from (px, py), inside ``box``, along (dx, dy) leaves it."""
-    t = math.inf
-    if dx:
-        t = min(t, ((box.right if dx > 0 else box.x) - px) / dx)
-    if dy:
-        t = min(t, ((box.bottom if dy > 0 else box.y) - py) / dy)
-    t = max(t, 0.0)
-    return px + dx * t, py + dy * t
-
-
-def _candidates(
-    x1: float,
-    y1: float,
-    x2: float,
-    y2: float,
-    w: float,
-    h: float,
-    ends: tuple[Rect, Rect],
-    near: tuple[float, ...] | None = None,
-) -> Iterable[Rect]:
-    """Where an arrow's label may go, best first: on the arrow near its middle (or at
-    the fractions ``near``), beside it, then clear above or below (or beside) both of
-    its states."""
-    length = math.hypot(x2 - x1, y2 - y1) or 1.0
-    ux, uy = (x2 - x1) / length, (y2 - y1) / length
-    nx, ny = -uy, ux
-    beside = abs(nx) * w / 2 + abs(ny) * h / 2 + 3
-    for t in near or (0.5, 0.38, 0.62, 0.26, 0.74):
-        mx, my = x1 + (x2 - x1) * t, y1 + (y2 - y1) * t
-        for shift in (0.0, beside, -beside):
-            cx, cy = mx + nx * shift, my + ny * shift
-            yield Rect(cx - w / 2, cy - h / 2, w, h)
-    a, b = ends
-    mx, my = (x1 + x2) / 2, (y1 + y2) / 2
-    yield Rect(mx - w / 2, min(a.y, b.y) - h - CLEARANCE, w, h)
-    yield Rect(mx - w / 2, max(a.bottom, b.bottom) + CLEARANCE, w, h)
-    yield Rect(max(a.right, b.right) + CLEARANCE, my - h / 2, w, h)
-    yield Rect(min(a.x, b.x) - w - CLEARANCE, my - h / 2, w, h)
-
-
-class _Index:
-    """Rectangles bucketed by a coarse grid, so a candidate is compared only with its
-    neighbours (a flow of 64 states and 256 arrows is drawn in well under a second)."""
-
-    CELL = 96.0
-
-    def __init__(self, rects: Iterable[Rect] = ()) -> None:
-        self._cells: dict[tuple[int, int], list[Rect]] = {}
-        for rect in rects:
-            self.add(rect)
-
-    def _keys(self, rect: Rect, pad: float) -> Iterable[tuple[int, int]]:
-        x0, x1 = math.floor((rect.x - pad) / self.CELL), math.floor((rect.right + pad) / self.CELL)
-        y0, y1 = math.floor((rect.y - pad) / self.CELL), math.floor((rect.bottom + pad) / self.CELL)
-        return ((i, j) for i in range(x0, x1 + 1) for j in range(y0, y1 + 1))
-
-    def add(self, rect: Rect) -> None:
-        for key in self._keys(rect, 0.0):
-            self._cells.setdefault(key, []).append(rect)
-
-    def near(self, rect: Rect, pad: float) -> list[Rect]:
-        found: dict[int, Rect] = {}
-        for key in self._keys(rect, pad):
-            for other in self._cells.get(key, ()):
-                found[id(other)] = other
-        return list(found.values())
-
-
-def _place(options: Iterable[Rect], boxes: _Index, placed: _Index) -> Rect:
-    """The first option clear of every state and every label placed so far; when none
-    is, the one hiding least."""
+def _bead(options: Iterable[Rect], boxes: Index, labels: Index) -> Rect:
+    """Where a step's number goes: the first option on its arrow that hides no label and
+    at most a sliver of a state (two states a short arrow joins leave little room, and a
+    number beside the arrow would seem to name another); else the one hiding least."""
     best: Rect | None = None
     best_cost = math.inf
     for option in options:
-        cost = sum(option.overlap(b, CLEARANCE - 1) for b in boxes.near(option, CLEARANCE)) * 4
-        cost += sum(option.overlap(p, 2) for p in placed.near(option, 2))
-        if cost == 0:
+        over_states = sum(option.overlap(b) for b in boxes.near(option, 0))
+        over_labels = sum(option.overlap(p, 1) for p in labels.near(option, 1))
+        if over_labels == 0 and over_states <= STEP_SLIVER * option.h:
             return option
+        cost = over_states * 4 + over_labels
         if cost < best_cost:
             best, best_cost = option, cost
     assert best is not None  # there is always an option
     return best
 
 
-def draw(graph: Graph, current: str, locale: str) -> Diagram:
-    """The diagram of ``graph`` in ``locale``, the state ``current`` marked."""
+def draw(
+    graph: Graph,
+    current: str,
+    locale: str,
+    path: Sequence[tuple[str, str]] | None = None,
+) -> Diagram:
+    """The diagram of ``graph`` in ``locale``, the state ``current`` marked; with
+    ``path`` (the moves a document made, (from, to) in order), the states it visited
+    and the arrows it followed marked, each arrow numbered with its steps."""
+    moves = [(a, b) for a, b in path or () if a != b]
+    visited = {key for move in moves for key in move}
+    if path is not None and not moves:
+        visited.add(current)  # it never moved: it visited where it is
+    start = moves[0][0] if moves else (current if path is not None else None)
+    steps_of: dict[tuple[str, str], list[int]] = {}
+    for n, move in enumerate(moves, start=1):
+        steps_of.setdefault(move, []).append(n)
     centres = [(s.x + STATE_BOX_WIDTH / 2, s.y + STATE_BOX_HEIGHT / 2) for s in graph.states]
-    k = _scale(centres)
+    k = scale(centres)
     rects: dict[str, Rect] = {}
     boxes: list[StateBox] = []
     for s, (cx, cy) in zip(graph.states, centres, strict=True):
@@ -294,6 +197,8 @@ def draw(graph: Graph, current: str, locale: str) -> Diagram:
                 shortened=bool(lines) and lines[-1].endswith("…") and not name.endswith("…"),
                 tone=state_tone(s.role),
                 current=s.key == current,
+                visited=s.key in visited,
+                start=s.key == start,
             )
         )
 
@@ -317,8 +222,8 @@ def draw(graph: Graph, current: str, locale: str) -> Diagram:
         ux, uy = dx / length, dy / length
         shift = TWIN_OFFSET if (b_key, a_key) in pairs else 0.0
         ox, oy = -uy * shift, ux * shift
-        x1, y1 = _exit(a, a.cx + ox, a.cy + oy, ux, uy)
-        x2, y2 = _exit(b, b.cx + ox, b.cy + oy, -ux, -uy)
+        x1, y1 = exit_point(a, a.cx + ox, a.cy + oy, ux, uy)
+        x2, y2 = exit_point(b, b.cx + ox, b.cy + oy, -ux, -uy)
         segments.append((a_key, b_key, " / ".join(names), x1, y1, x2, y2))
 
     # Arrows with the same action into the same state ("Reject" from every step) share
@@ -333,23 +238,38 @@ def draw(graph: Graph, current: str, locale: str) -> Diagram:
 
     # Short arrows choose first: they have the fewest places to put a label.
     state_rects = list(rects.values())
-    state_index, label_index = _Index(state_rects), _Index()
+    state_index, label_index = Index(state_rects), Index()
     placed: list[Rect] = []
     label_boxes: dict[int, tuple[str, Rect]] = {}
     for members in sorted(groups.values(), key=lambda m: min(span(i) for i in m)):
         a_key, b_key, full, *_ends = segments[members[0]]
-        text = _shorten(full, LABEL_FONT, text_width("M", LABEL_FONT) * MAX_LABEL_CHARS)
+        text = shorten(full, LABEL_FONT, text_width("M", LABEL_FONT) * MAX_LABEL_CHARS)
         w, h = text_width(text, LABEL_FONT) + 2 * LABEL_PAD, LABEL_H
         options: list[Rect] = []
         for i in sorted(members, key=span):
             _a, _b, _full, x1, y1, x2, y2 = segments[i]
             near = (0.72, 0.8, 0.62) if len(members) > 1 else None
             ends = (rects[segments[i][0]], rects[b_key])
-            options.extend(_candidates(x1, y1, x2, y2, w, h, ends, near))
-        spot = _place(options, state_index, label_index)
+            options.extend(candidates(x1, y1, x2, y2, w, h, ends, near))
+        spot = place(options, state_index, label_index)
         placed.append(spot)
         label_index.add(spot)
         label_boxes[members[0]] = (text, spot)
+
+    # The path's step numbers, on each arrow taken (clear of the labels).
+    step_boxes: dict[int, Rect] = {}
+    for i, (a_key, b_key, _full, x1, y1, x2, y2) in enumerate(segments):
+        steps = steps_of.get((a_key, b_key))
+        if not steps:
+            continue
+        text = ", ".join(str(n) for n in steps)
+        w = max(text_width(text, STEP_FONT) + 2 * STEP_PAD, STEP_H)
+        ends = (rects[a_key], rects[b_key])
+        beads = candidates(x1, y1, x2, y2, w, STEP_H, ends, (0.3, 0.5, 0.7, 0.2, 0.8))
+        spot = _bead(beads, state_index, label_index)
+        placed.append(spot)
+        label_index.add(spot)
+        step_boxes[i] = spot
 
     arrows = tuple(
         Arrow(
@@ -361,8 +281,12 @@ def draw(graph: Graph, current: str, locale: str) -> Diagram:
             full_label=full,
             label_box=label_boxes[i][1] if i in label_boxes else Rect(x1, y1, 0, 0),
             next_step=a_key == current,
+            from_state=a_key,
+            to_state=b_key,
+            steps=tuple(steps_of.get((a_key, b_key), ())),
+            step_box=step_boxes.get(i),
         )
-        for i, (a_key, _b_key, full, x1, y1, x2, y2) in enumerate(segments)
+        for i, (a_key, b_key, full, x1, y1, x2, y2) in enumerate(segments)
     )
     everything = [*state_rects, *placed]
     if not everything:

@@ -190,10 +190,11 @@ def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
     with unit_of_work_for(actor) as uow:
         s = uow.session
         doc = load_visible(s, actor, reference, discarded=True).doc
-        return _history_in(s, _decisions(s, doc))
+        return history_in(s, decisions_in(s, doc))
 
 
-def _decisions(session: Session, doc: DocumentRecord) -> list[Decision]:
+def decisions_in(session: Session, doc: DocumentRecord) -> list[Decision]:
+    """The document's decisions in chain order, every column (the audit reads them all)."""
     return list(
         session.scalars(
             select(Decision).where(Decision.document_id == doc.id).order_by(Decision.seq)
@@ -201,7 +202,9 @@ def _decisions(session: Session, doc: DocumentRecord) -> list[Decision]:
     )
 
 
-def _history_in(session: Session, rows: list[Decision]) -> list[HistoryEntry]:
+def history_in(session: Session, rows: list[Decision]) -> list[HistoryEntry]:
+    """The decisions in words: who, on whose behalf, the approver set by name, what a
+    deadline did."""
     ids = {r.actor_id for r in rows if r.actor_id is not None}
     ids |= {r.authority_member_id for r in rows if r.authority_member_id is not None}
     ids |= {m for r in rows for m in r.eligible}
@@ -275,10 +278,11 @@ def verify_history(actor: Actor | SystemActor, reference: str) -> ChainCheck:
     with unit_of_work_for(actor) as uow:
         s = uow.session
         doc = load_visible(s, actor, reference, discarded=True).doc
-        return _chain_check(doc, _decisions(s, doc))
+        return chain_check_of(doc, decisions_in(s, doc))
 
 
-def _chain_check(doc: DocumentRecord, rows: list[Decision]) -> ChainCheck:
+def chain_check_of(doc: DocumentRecord, rows: list[Decision]) -> ChainCheck:
+    """The stored decisions' chain, checked against the head the document row records."""
     stored: list[dict[str, Any]] = [
         {name: getattr(r, name) for name in (*CHAINED_FIELDS, "hash")} for r in rows
     ]
@@ -327,8 +331,8 @@ def document_detail_in(
     # Admins and auditors still read a discarded draft (marked so); nothing is open.
     loaded = load_visible(session, actor, reference, discarded=True)
     view = document_view_in(session, loaded)
-    decisions = _decisions(session, loaded.doc)
-    entries = _history_in(session, decisions)
+    decisions = decisions_in(session, loaded.doc)
+    entries = history_in(session, decisions)
     live = view.discarded_at is None
     requester, member = view.requester_id, actor.member_id
     actions = _available_in(session, actor, loaded, view.graph) if live else []
@@ -343,7 +347,7 @@ def document_detail_in(
         waiting=_waiting_in(session, loaded.doc),
         escalations=escalations_in(session, loaded.doc, view.graph) if live else [],
         history=entries,
-        chain=_chain_check(loaded.doc, decisions),
+        chain=chain_check_of(loaded.doc, decisions),
         may_edit=live and may_edit(view.graph, view.state, requester=requester, member=member),
         may_discard=live
         and may_discard(
