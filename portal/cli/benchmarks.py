@@ -159,3 +159,64 @@ def bench_outbox_command(notices: int, mails: int, rounds: int) -> None:
         f"  (range {f.low_per_second:.1f}–{f.high_per_second:.1f})"
     )
     click.echo(f"{'ratio to the 300/s target':<44}{f.median_per_second / 300:>8.2f}")
+
+
+@bench.command("audit")
+@click.option(
+    "--documents", default=1_000_000, show_default=True, type=click.IntRange(10, 10_000_000)
+)
+@click.option("--organizations", default=1_000, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--rounds", default=50, show_default=True, type=click.IntRange(5, 10_000))
+@click.option("--export-rows", default=100_000, show_default=True, type=click.IntRange(1, 10**7))
+@click.option("--clean", is_flag=True, help="Remove the generated data afterwards.")
+def bench_audit_command(
+    documents: int, organizations: int, rounds: int, export_rows: int, clean: bool
+) -> None:
+    """The auditor's searches (p95) and exports (rows/s) at the service layer, over a
+    generated data set kept for the next run (about 5 decisions a document)."""
+    from dataclasses import replace
+
+    from portal.app import create_app
+    from portal.bench.audit import bench_audit
+    from portal.config import Settings
+
+    if organizations > documents:
+        raise click.BadParameter("at least one document per organization", param_hint="--documents")
+    settings = replace(Settings.from_env(), embedded_worker=False)
+    app = create_app(settings)
+    f = bench_audit(
+        app,
+        documents=documents,
+        organizations=organizations,
+        rounds=rounds,
+        export_rows=export_rows,
+        clean=clean,
+        progress=lambda line: click.echo(line, err=True),
+    )
+    loaded = f.loaded
+    made = (
+        "reused"
+        if loaded.reused
+        else f"generated in {loaded.seconds:.0f} s, {loaded.decisions:,} decisions"
+    )
+    click.echo(
+        f"audit: {loaded.documents:,} documents in {loaded.organizations:,} organizations"
+        f" on {settings.database_url.split('://', 1)[0]} ({made})"
+    )
+    click.echo(f"{'search':<36}{'organization':<20}{'documents':>10}{'p50 ms':>9}{'p95 ms':>9}")
+    for t in f.timings:
+        click.echo(
+            f"{t.search:<36}{t.organization:<20}{t.documents:>10,}{t.median_ms:>9.1f}"
+            f"{t.p95_ms:>9.1f}"
+        )
+    for e in f.exports:
+        click.echo(
+            f"export {e.fmt:<5}{e.rows:>10,} rows in {e.seconds:6.2f} s{e.per_second:>12,.0f} rows/s"
+        )
+    worst = max((t.p95_ms for t in f.timings), default=0.0)
+    slowest = min((e.per_second for e in f.exports), default=0.0)
+    click.echo(
+        f"targets: p95 < 100 ms ({'met' if worst < 100 else 'MISSED'}: worst {worst:.1f} ms);"
+        f" export ≥ 20,000 rows/s ({'met' if slowest >= 20_000 else 'MISSED'}:"
+        f" slowest {slowest:,.0f})"
+    )

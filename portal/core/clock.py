@@ -100,6 +100,11 @@ class Clock:
             raise ValueError("freeze the clock with an aware datetime")
         self._frozen = at.astimezone(UTC)
 
+    @property
+    def frozen_at(self) -> datetime | None:
+        """Where the clock stands frozen (None: it runs), to put it back after moving it."""
+        return self._frozen
+
     def advance(self, delta: timedelta) -> None:
         self._frozen = self.now() + delta
 

@@ -8,6 +8,11 @@ Aisha, so Finance commits and pays them. Claims of those who report straight to 
 unit's head (the heads themselves, Grace, Ravi, Mei Ling, Ops) would need the same
 person twice: the flow's page warns about them.
 
+With its history (``portal demo``), ``acme`` also gets ten weeks of documents played
+through the real services (``demo.stories``, ``demo.history``): claims paid, rejected,
+reworked and disputed, requests decided, and some still waiting, a few overdue — so the
+auditor, the inbox and the charts have something to show. Tests seed the people alone.
+
 Seeding is idempotent: when ``acme`` exists nothing is touched, so an admin's edits in
 the demo survive every restart.
 """
@@ -18,6 +23,7 @@ from dataclasses import dataclass
 
 from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
+from portal.demo.history import SET_UP_DAYS_BEFORE, moved_back, play_stories, worker_paused
 from portal.domain.actor import Role, SystemActor
 from portal.orgchart import services as chart
 from portal.provisioning import provision_organization
@@ -75,10 +81,22 @@ PEOPLE = (
 )
 
 
-def seed_demo() -> bool:
-    """Create ``acme`` with its chart and people. Returns False when it already exists."""
+def seed_demo(*, history: bool = False) -> bool:
+    """Create ``acme`` with its chart and people, and with ``history`` its documents of
+    the last ten weeks. Returns False when it already exists."""
     if account_queries.find_organization(DEMO_SLUG) is not None:
         return False
+    if not history:
+        _seed_people()
+        return True
+    # Set up before the first story, so the seats are held on the days they route.
+    with worker_paused(), moved_back(SET_UP_DAYS_BEFORE) as now:
+        _seed_people()
+        play_stories(DEMO_SLUG, now)
+    return True
+
+
+def _seed_people() -> None:
     org = provision_organization(
         DEMO_SLUG,
         "Acme Trading Sdn Bhd",
@@ -120,4 +138,3 @@ def seed_demo() -> bool:
         chart.assign_position(
             system, member_id=member.id, position_id=position_ids[person.position]
         )
-    return True
