@@ -5,9 +5,10 @@
 - ``chain_verification``: every pass over an organization's hash chains (nightly, asked
   for on the audit page, or from the command line): how many chains and decisions were
   read and which chains broke, at which decision; append-only, row-level security.
-- Indexes for the audit search, each leading with the tenant: documents by creation
-  time, by amount and by their last decision (``state_entered_at``); decisions by who
-  took them (the "approver" and "delegate" filters, and approvals per approver).
+- Indexes for the audit search, each leading with the tenant: listed documents (not
+  discarded drafts) by creation time, by amount and by their last decision
+  (``state_entered_at``); decisions by who took them, but for the requester's own acts
+  (the "approver" and "delegate" filters, and approvals per approver).
 
 Revision ID: 0008
 Revises: 0007
@@ -34,11 +35,15 @@ depends_on = None
 ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 TIMESTAMP = sa.DateTime(timezone=True)
 _TABLES = ("audit_export", "chain_verification")
+# Partial: the search lists no discarded draft unless asked (then it scans), and an
+# "approver" is anyone who decided but the requester acting on their own document —
+# the predicates are the search's own, so an index answers without the table.
+_LISTED = "discarded_at IS NULL"
 _INDEXES = (
-    ("ix_document_created", "document", ["org_id", "created_at"]),
-    ("ix_document_amount", "document", ["org_id", "amount"]),
-    ("ix_document_decided", "document", ["org_id", "state_entered_at"]),
-    ("ix_decision_actor", "decision", ["org_id", "actor_id", "document_id"]),
+    ("ix_document_created", "document", ["org_id", "created_at"], _LISTED),
+    ("ix_document_amount", "document", ["org_id", "amount"], _LISTED),
+    ("ix_document_decided", "document", ["org_id", "state_entered_at"], _LISTED),
+    ("ix_decision_actor", "decision", ["org_id", "actor_id", "document_id"], "via <> 'requester'"),
 )
 
 
@@ -105,8 +110,10 @@ def upgrade() -> None:
     op.create_index(
         "ix_chain_verification_finished", "chain_verification", ["org_id", "finished_at"]
     )
-    for name, table, columns in _INDEXES:
-        op.create_index(name, table, columns)
+    for name, table, columns, where in _INDEXES:
+        op.create_index(
+            name, table, columns, postgresql_where=sa.text(where), sqlite_where=sa.text(where)
+        )
     for table in _TABLES:
         for statement in append_only_sql(table, dialect):
             op.execute(statement)
@@ -123,7 +130,7 @@ def downgrade() -> None:
                 op.execute(statement)
         for statement in drop_append_only_sql(table, dialect):
             op.execute(statement)
-    for name, table, _columns in reversed(_INDEXES):
+    for name, table, _columns, _where in reversed(_INDEXES):
         op.drop_index(name, table_name=table)
     op.drop_index("ix_chain_verification_finished", table_name="chain_verification")
     op.drop_table("chain_verification")

@@ -25,6 +25,11 @@ from sqlalchemy.orm import Mapped, mapped_column
 from portal.core.db import Base, CreatedAt, TenantScoped, Timestamps, tenant_fk
 
 
+# The audit's partial indexes: listed documents, and decisions but the requester's own.
+_LISTED = "discarded_at IS NULL"
+_APPROVED = "via <> 'requester'"
+
+
 class Document(TenantScoped, Timestamps, Base):
     __tablename__ = "document"
     __table_args__ = (
@@ -37,10 +42,22 @@ class Document(TenantScoped, Timestamps, Base):
         CheckConstraint("amount >= 0", name="amount_not_negative"),
         Index("ix_document_requester", "org_id", "requester_id", "state"),
         Index("ix_document_kind_state", "org_id", "kind", "state"),
-        # The audit search: newest first, by amount, by the last decision.
-        Index("ix_document_created", "org_id", "created_at"),
-        Index("ix_document_amount", "org_id", "amount"),
-        Index("ix_document_decided", "org_id", "state_entered_at"),
+        # The audit search (listed documents): newest first, by amount, by the last
+        # decision.
+        *(
+            Index(
+                name,
+                "org_id",
+                column,
+                postgresql_where=text(_LISTED),
+                sqlite_where=text(_LISTED),
+            )
+            for name, column in (
+                ("ix_document_created", "created_at"),
+                ("ix_document_amount", "amount"),
+                ("ix_document_decided", "state_entered_at"),
+            )
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -204,7 +221,14 @@ class Decision(TenantScoped, Base):
         ),
         # Who decided what: the audit's approver and delegate filters, approvals per
         # approver.
-        Index("ix_decision_actor", "org_id", "actor_id", "document_id"),
+        Index(
+            "ix_decision_actor",
+            "org_id",
+            "actor_id",
+            "document_id",
+            postgresql_where=text(_APPROVED),
+            sqlite_where=text(_APPROVED),
+        ),
         # What was decided under a cover (the summary its delegator gets when it ends).
         Index(
             "ix_decision_delegation",
