@@ -24,7 +24,6 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.core.db import Base, CreatedAt, TenantScoped, Timestamps, tenant_fk
 
-
 # The audit's partial indexes: listed documents, and decisions but the requester's own.
 _LISTED = "discarded_at IS NULL"
 _APPROVED = "via <> 'requester'"
