@@ -73,6 +73,9 @@ def _moves(*columns: Any, kind: str, version: int | None) -> Select[Any]:
         _DOC.c.kind == kind,
         _DOC.c.state_entered_at >= bindparam("start"),
         _DOC.c.created_at < bindparam("end"),
+        # A discarded draft was never submitted (no move to count); saying so lets the
+        # partial ``ix_document_decided`` (listed documents) find the period's.
+        _DOC.c.discarded_at.is_(None),
         _DECISION.c.org_id == bindparam("org"),
         _DECISION.c.gate.not_in(_NOT_MOVES),
     ]
