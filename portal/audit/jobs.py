@@ -47,9 +47,11 @@ def plan_nightly_verifications() -> int:
             )
         )
     enqueued = 0
-    try:
-        connection = redis_holder.get()
-        for org_id, zone_name in orgs:
+    # Each organization on its own: one that cannot be planned (Redis away a moment, a
+    # zone the platform no longer knows) keeps no other from its pass.
+    for org_id, zone_name in orgs:
+        try:
+            connection = redis_holder.get()
             slot = verification.nightly_slot(now, zone_name or "UTC")
             key = _claim_key(org_id, slot)
             if connection.set(key, "1", nx=True, ex=CLAIM_FOR):
@@ -59,8 +61,8 @@ def plan_nightly_verifications() -> int:
                     connection.delete(key)  # the next tick tries again
                     raise
                 enqueued += 1
-    except Exception as exc:  # the slot stays unclaimed: the next tick finds it again
-        log.warning("could not enqueue the nightly verification: %s", exc)
+        except Exception as exc:  # the slot stays unclaimed: the next tick finds it again
+            log.warning("could not enqueue the nightly verification of org %s: %s", org_id, exc)
     return enqueued
 
 
@@ -80,17 +82,21 @@ def verify_nightly(org_id: int, slot: str) -> int | None:
 def verify_requested(org_id: int, member_id: int) -> int | None:
     """A pass an auditor or admin asked for, stored as theirs; returns how many chains
     are broken (None: they no longer belong to the organization, or no longer audit)."""
+    # The flag stays up until the pass has run: a request while it runs adds no
+    # second pass over the same chains.
     try:
-        redis_holder.get().delete(verification.queued_flag(org_id))
-    except Exception as exc:  # Redis away: the pass still runs
-        log.warning("could not clear the verification flag of org %s: %s", org_id, exc)
-    with unit_of_work(org_id) as uow:
-        actor = acting_member_in(uow.session, member_id)
-    if actor is None:
-        log.warning("member %s of org %s left before their verification ran", member_id, org_id)
-        return None
-    try:
-        result = verification.verify_organization(actor, VerificationTrigger.MANUAL)
-    except NotFound:  # no longer an auditor or admin
-        return None
-    return len(result.failures)
+        with unit_of_work(org_id) as uow:
+            actor = acting_member_in(uow.session, member_id)
+        if actor is None:
+            log.warning("member %s of org %s left before their verification ran", member_id, org_id)
+            return None
+        try:
+            result = verification.verify_organization(actor, VerificationTrigger.MANUAL)
+        except NotFound:  # no longer an auditor or admin
+            return None
+        return len(result.failures)
+    finally:
+        try:
+            redis_holder.get().delete(verification.queued_flag(org_id))
+        except Exception as exc:  # Redis away: the flag expires on its own
+            log.warning("could not clear the verification flag of org %s: %s", org_id, exc)

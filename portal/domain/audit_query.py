@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import date
 from decimal import Decimal, localcontext
 
+from portal.domain.days import iso_day
 from portal.domain.errors import DomainError
 from portal.domain.money import LIMIT, STORED_PLACES, parse_amount
 from portal.domain.text_input import MAX_ID, clean_text
@@ -36,7 +37,6 @@ SORT_KEYS = ("reference", "kind", "title", "requester", "amount", "state", "crea
 DEFAULT_SORT = "-created"
 
 _KEY = re.compile(r"[a-z][a-z0-9_]{0,62}")
-_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _ID = re.compile(r"[0-9]{1,19}")
 # What an amount filter is written as in a shareable link: the wire's form.
 AMOUNT_EXAMPLE = "1234.50"
@@ -194,12 +194,10 @@ def _member(text: str, field: str) -> int:
 
 
 def _day(text: str, field: str) -> date:
-    if not _ISO_DAY.fullmatch(text):
+    day = iso_day(text)
+    if day is None:
         raise DomainError("audit_day_invalid", field=field)
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise DomainError("audit_day_invalid", field=field) from None
+    return day
 
 
 def _amount(text: str, field: str) -> Decimal:

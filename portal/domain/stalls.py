@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import NamedTuple
 
+from portal.domain.days import iso_day
 from portal.domain.errors import DomainError
 from portal.domain.time_zones import end_of_day, zone
 
@@ -38,7 +39,6 @@ from portal.domain.time_zones import end_of_day, zone
 DEFAULT_WEEKS = 12
 # Two years of weeks is as much as one chart can show; longer is refused.
 MAX_PERIOD_DAYS = 2 * 366
-_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _VERSION = re.compile(r"[0-9]{1,10}")
 # A query-string value echoed in a message is cut to this many characters.
 _SHOWN = 40
@@ -69,12 +69,10 @@ def default_period(today: date) -> Period:
 
 def parse_day(text: str, *, field: str) -> date:
     """``YYYY-MM-DD`` in ASCII digits, a real day; ``invalid_date`` otherwise."""
-    if _ISO_DAY.fullmatch(text):
-        try:
-            return date.fromisoformat(text)
-        except ValueError:
-            pass
-    raise DomainError("invalid_date", field=field, value=text[:_SHOWN])
+    day = iso_day(text)
+    if day is None:
+        raise DomainError("invalid_date", field=field, value=text[:_SHOWN])
+    return day
 
 
 def parse_period(start_text: str, end_text: str, today: date) -> Period:

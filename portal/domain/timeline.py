@@ -71,11 +71,18 @@ def path_of(moves: Sequence[Move]) -> list[Move]:
 
 
 def time_in_states(
-    created_at: datetime, moves: Sequence[Move], current_state: str, now: datetime
+    created_at: datetime,
+    moves: Sequence[Move],
+    current_state: str,
+    now: datetime,
+    *,
+    finished: bool = False,
 ) -> TimeInStates:
     """Each visit with its duration, and the totals per state. A document with no
-    decision has spent all its life in ``current_state``. A clock that went backwards
-    (a decision stamped before the one it follows) counts as no time, never negative."""
+    decision has spent all its life in ``current_state``; a ``finished`` one (in a
+    terminal state) spends none there: its life ended with the move into it. A clock
+    that went backwards (a decision stamped before the one it follows) counts as no
+    time, never negative."""
     path = path_of(moves)
     state = path[0].from_state if path else current_state
     entered_at, entered_by = created_at, None
@@ -83,7 +90,8 @@ def time_in_states(
     for move in path:
         visits.append(Visit(state, entered_at, move.at, _span(entered_at, move.at), entered_by))
         state, entered_at, entered_by = move.to_state, move.at, move.seq
-    visits.append(Visit(state, entered_at, None, _span(entered_at, now), entered_by))
+    if not finished:
+        visits.append(Visit(state, entered_at, None, _span(entered_at, now), entered_by))
 
     order: dict[str, list[Visit]] = {}
     for visit in visits:

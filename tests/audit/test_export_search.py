@@ -210,3 +210,43 @@ def test_nobody_else_exports_and_nothing_is_recorded(app, world):
 )
 def test_money_is_written_at_its_currencys_decimals_never_rounded(amount, currency, text):
     assert amount_text(amount, currency) == text
+
+
+def test_a_head_request_learns_the_type_and_records_nothing(app, world):
+    browser, _ = demo_browser(app, "ravi")
+    got = browser.get(EXPORT + ".csv", query_string={"text": WORD})
+    got.get_data()
+    assert len(_exports(world.auditor.org_id)) == 1
+
+    head = browser.head(EXPORT + ".csv", query_string={"text": WORD})
+
+    assert head.status_code == 200 and head.mimetype == "text/csv"
+    assert len(_exports(world.auditor.org_id)) == 1
+
+
+@pytest.mark.parametrize("day", ["0001-01-01", "9999-12-31", "1899-12-31", "3000-01-01"])
+def test_a_day_outside_the_years_anyone_means_is_left_out_not_a_500(app, world, day):
+    browser, _ = demo_browser(app, "ravi")
+    for name in ("created_from", "created_to", "decided_from", "decided_to"):
+        page = browser.get("/o/acme/audit/", query_string={name: day})
+        assert page.status_code == 200, (name, day)
+        assert "this day was left out" in page.get_data(as_text=True)
+        refused = browser.get(EXPORT + ".csv", query_string={name: day})
+        assert refused.status_code == 422, (name, day)
+    stalls = browser.get("/o/acme/audit/stalls", query_string={"from": day, "to": day})
+    assert stalls.status_code == 422
+    assert _exports(world.auditor.org_id) == []
+
+
+def test_the_refusals_way_back_keeps_to_the_search(app, world):
+    browser, _ = demo_browser(app, "ravi")
+    page = browser.get(
+        EXPORT + ".csv",
+        query_string={"amount_min": "x", "_method": "POST", "_external": "1", "org": "globex"},
+    )
+    assert page.status_code == 422
+    back = re.search(r'href="([^"]*)" data-testid="back-to-search"', page.get_data(as_text=True))
+    assert back is not None
+    link = unescape(back.group(1))
+    assert link.startswith("/o/acme/audit/") and "globex" not in link
+    assert "_method" not in link and "amount_min=x" in link

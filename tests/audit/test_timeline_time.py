@@ -113,3 +113,17 @@ def test_the_timeline_shows_the_time_in_each_state_of_a_real_history(app, people
         ("Approved", "1", "10 hours"),
     ]
     assert "(now; still counting)" in table
+
+
+def test_a_finished_document_spends_no_time_in_its_terminal_state():
+    moves = [
+        Move(1, "draft", "pending_review", at(1)),
+        Move(2, "pending_review", "rejected", at(5)),
+    ]
+    going_on = time_in_states(T0, moves, "rejected", now=at(50))
+    finished = time_in_states(T0, moves, "rejected", now=at(5), finished=True)
+
+    assert going_on.visits[-1].open and going_on.elapsed == timedelta(hours=50)
+    assert [v.state for v in finished.visits] == ["draft", "pending_review"]
+    assert not any(v.open for v in finished.visits)
+    assert finished.elapsed == timedelta(hours=5)

@@ -35,12 +35,15 @@ def document_timeline(actor: Actor, reference: str) -> DocumentTimeline:
     now = clock.now()
     moves = moves_of(trail)
     record = trail.record
-    # A discarded draft stopped where it was when its requester threw it away.
-    until = record.discarded_at or now
+    # A discarded draft stopped where it was when its requester threw it away; a
+    # document in a terminal state stopped when it got there (its last move).
+    state = trail.document.graph.state(record.state) if trail.document.graph else None
+    finished = state is not None and state.terminal and bool(moves)
+    until = record.discarded_at or (max(m.at for m in moves) if finished else now)
     return DocumentTimeline(
         trail=trail,
         path=path_of(moves),
-        time=time_in_states(record.created_at, moves, record.state, until),
+        time=time_in_states(record.created_at, moves, record.state, until, finished=finished),
         read_at=now,
     )
 

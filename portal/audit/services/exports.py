@@ -187,7 +187,7 @@ class _Json:
 
 
 def _stream(
-    actor: Actor, query: AuditQuery, encoder: _Csv | _Json, meta: dict[str, Any]
+    actor: Actor, query: AuditQuery, encoder: _Csv | _Json, meta: dict[str, Any], limit: int
 ) -> Iterator[str]:
     """The file: read in its own unit of work, held open while the rows stream."""
     with unit_of_work_for(actor) as uow:
@@ -196,7 +196,8 @@ def _stream(
         rows = _Rows(Labeller(s, actor.org_id, actor.locale), member_names_in(s))
         yield encoder.head(meta)
         values: Callable[[Sequence[Any]], list[Any]] = rows.values
-        for batch in audit_batches_in(s, sql):
+        # Never more than the maximum, whatever was added since the count.
+        for batch in audit_batches_in(s, sql, limit=limit):
             yield encoder.batch([values(row) for row in batch])
         yield encoder.tail()
 
@@ -218,8 +219,12 @@ def start_search_export(
         raise NotFound("export_format")
     with unit_of_work_for(actor) as uow:
         s = uow.session
-        count = count_audit_in(s, search_clause_in(s, actor, query))
+        # Counting stops past the maximum: a huge organization's refusal costs what
+        # max_rows + 1 rows cost (the message then says "more than").
+        search = search_clause_in(s, actor, query)
+        count = count_audit_in(s, search, cap=max_rows)
         if count > max_rows:
+            count = count_audit_in(s, search)  # the whole count, for the message only
             # Decimals, so the message writes them as the reader writes numbers.
             raise DomainError("audit_export_too_large", num=Decimal(count), limit=Decimal(max_rows))
         filters = query.filter_args()
@@ -237,5 +242,5 @@ def start_search_export(
         rows=count,
         filename=f"countersign-{actor.org_slug}-audit-{day}.{fmt}",
         mimetype=MIMETYPES[fmt],
-        chunks=_stream(actor, query, encoder, meta),
+        chunks=_stream(actor, query, encoder, meta, max_rows),
     )

@@ -7,19 +7,22 @@ why and links back to the search; nothing is recorded then."""
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from flask import Response, current_app, render_template, request, stream_with_context, url_for
 from flask.typing import ResponseReturnValue
 from flask_login import login_required
 
-from portal.audit.services.exports import DEFAULT_MAX_ROWS, start_search_export
+from portal.audit.services.exports import DEFAULT_MAX_ROWS, MIMETYPES, start_search_export
 from portal.audit.views import audit_required, bp
-from portal.domain.audit_query import parse_audit_query
+from portal.domain.audit_query import AuditQuery, parse_audit_query
 from portal.domain.errors import DomainError
 from portal.web.messages import message_for
 from portal.web.request_input import current_request_id
 from portal.web.tenancy import current_actor
+
+_SEARCH_PARAMETERS = frozenset(f.name for f in fields(AuditQuery)) | {"sort", "page"}
 
 
 def _max_rows() -> int:
@@ -28,13 +31,20 @@ def _max_rows() -> int:
 
 
 def _refused(messages: list[str]) -> ResponseReturnValue:
-    # Back to the search as it was asked for, so the page shows each bad value again.
-    asked: dict[str, Any] = request.args.to_dict()
+    # Back to the search as it was asked for, so the page shows each bad value again:
+    # the search's own parameters only (never ``org``, nor url_for's ``_scheme`` and
+    # ``_external``, which would send the link elsewhere).
+    asked: dict[str, Any] = {
+        name: value for name, value in request.args.items() if name in _SEARCH_PARAMETERS
+    }
     back = url_for("audit.search", **asked)
     return render_template("audit/export_refused.html", messages=messages, back=back), 422
 
 
 def _export(fmt: str) -> ResponseReturnValue:
+    if request.method == "HEAD":
+        # Only a GET takes an export (and is recorded); a HEAD learns the type.
+        return Response(status=200, content_type=MIMETYPES[fmt])
     query, refusals = parse_audit_query(request.args)
     if refusals:
         return _refused(

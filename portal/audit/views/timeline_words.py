@@ -250,6 +250,8 @@ def timeline_page(
             for v in timeline.time.visits
         ],
         "elapsed": format_elapsed(timeline.time.elapsed),
+        # In a terminal state: its life ended with the move into it.
+        "finished": bool(timeline.time.visits) and not any(v.open for v in timeline.time.visits),
         "audit_home": audit_home(document.reference),
         # The flows' pages are an admin's: an auditor reads the version drawn here.
         "flow_link": url_for("flows.flow", kind=document.kind) if actor.is_admin else None,

@@ -127,6 +127,10 @@ def audit_search(org_id: int, query: AuditQuery, zone_name: str, dialect: str) -
         where.append(_decided_by(query.approver_id, under_cover=False))
     if query.delegate_id is not None:
         where.append(_decided_by(query.delegate_id, under_cover=True))
+    if query.decided_from is not None or query.decided_to is not None:
+        # A draft never submitted has no decision: its ``state_entered_at`` is its
+        # creation, not a decision's time.
+        where.append(c.chain_seq > 0)
     for column, start, end in (
         (c.created_at, query.created_from, query.created_to),
         (c.state_entered_at, query.decided_from, query.decided_to),
@@ -208,15 +212,16 @@ def audit_page_in(
 
 
 def audit_batches_in(
-    session: Session, search: AuditSearch, *, batch: int = 2_000
+    session: Session, search: AuditSearch, *, batch: int = 2_000, limit: int | None = None
 ) -> Iterator[Sequence[Row[Any]]]:
     """Every match in the search's order, ``batch`` rows at a time through a server-side
     cursor (PostgreSQL): memory holds one batch, whatever the count. Each row holds the
     ``AuditRow`` fields in that order."""
     # Options on the statement, not the connection: a connection's options would
     # stay with it (the request's, the pool's) after this export.
+    statement = _select(search) if limit is None else _select(search).limit(limit)
     result = session.connection().execute(
-        _select(search), execution_options={"stream_results": True, "yield_per": batch}
+        statement, execution_options={"stream_results": True, "yield_per": batch}
     )
     try:
         yield from result.partitions()
