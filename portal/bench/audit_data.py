@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from portal.bench.audit_words import COMMENTS, FIRST, LAST, PLACES, THINGS
-from portal.domain.chain import GENESIS_HASH, link_hash
+from portal.domain.chain import CHAINED_FIELDS, GENESIS_HASH, link_hash
 from portal.domain.graph import Gate, Graph
 from portal.flows.seeded import seeded_graphs
 
@@ -57,30 +57,7 @@ DOCUMENT_COLUMNS = [
     "created_at",
     "updated_at",
 ]
-DECISION_COLUMNS = [
-    "org_id",
-    "document_id",
-    "seq",
-    "flow_version_id",
-    "from_state",
-    "to_state",
-    "transition",
-    "gate",
-    "actor_id",
-    "authority_member_id",
-    "via",
-    "delegation_id",
-    "amount",
-    "currency",
-    "winning_floor",
-    "eligible",
-    "resolution",
-    "comment",
-    "request_id",
-    "decided_at",
-    "prev_hash",
-    "hash",
-]
+DECISION_COLUMNS = ["org_id", *CHAINED_FIELDS, "hash"]
 
 
 def organization_sizes(documents: int, organizations: int) -> list[int]:

@@ -9,9 +9,28 @@ shows as text and which a reader of the file can see for what it is (OWASP's adv
 
 from __future__ import annotations
 
+import csv
+import io
+from collections.abc import Iterable, Sequence
+
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def safe_cell(text: str) -> str:
     """``text`` as a cell no spreadsheet takes for a formula."""
     return "'" + text if text.startswith(_FORMULA_STARTS) else text
+
+
+# A byte-order mark first: spreadsheet programs then read the file as UTF-8 (names in
+# Chinese or Malay stay readable).
+BOM = "\ufeff"
+
+
+def csv_file(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """A whole CSV file as the audit's downloads are written: the byte-order mark, a
+    header row, CRLF line ends (RFC 4180), every text cell made safe."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(header)
+    writer.writerows([safe_cell(v) if isinstance(v, str) else v for v in row] for row in rows)
+    return BOM + out.getvalue()

@@ -5,8 +5,6 @@ each drawn as SVG on the server, with its table and its CSV
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 from flask import Response, render_template, request, url_for
@@ -20,7 +18,7 @@ from portal.audit.views import audit_required, bp
 from portal.audit.views.stall_charts import charts_of
 from portal.audit.views.stall_tables import TABLES, Words
 from portal.domain.errors import NotFound
-from portal.domain.spreadsheet import safe_cell
+from portal.domain.spreadsheet import csv_file
 from portal.web.errors import status_for
 from portal.web.i18n import format_locale
 from portal.web.messages import message_for
@@ -81,16 +79,11 @@ def stalls_csv() -> ResponseReturnValue:
         raise NotFound("chart")
     report = export_stall_chart(current_actor(), _query(), chart, request_id=current_request_id())
     table = TABLES[chart](report, _words())
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(table.csv_header())
-    writer.writerows([[safe_cell(v) for v in row] for row in table.csv_rows()])
     assert report.filter is not None
     q = report.filter.as_query()
     name = f"stalls-{chart}-{q['flow']}-{q['version']}-{q['from']}-{q['to']}.csv"
     return Response(
-        # A byte-order mark: spreadsheets then read the names (中文, Bahasa) as UTF-8.
-        "\ufeff" + out.getvalue(),
+        csv_file(table.csv_header(), table.csv_rows()),
         mimetype="text/csv",
         headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
