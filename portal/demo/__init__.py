@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
+from portal.core.outbox import dispatch_outbox
 from portal.demo.history import SET_UP_DAYS_BEFORE, moved_back, play_stories, worker_paused
 from portal.domain.actor import Role, SystemActor
 from portal.orgchart import services as chart
@@ -93,7 +94,18 @@ def seed_demo(*, history: bool = False) -> bool:
     with worker_paused(), moved_back(SET_UP_DAYS_BEFORE) as now:
         _seed_people()
         play_stories(DEMO_SLUG, now)
+        # The history's notices are delivered now, while nothing else writes: left to
+        # the server, a backlog of weeks-old notices would be relayed beside the first
+        # person's clicks (on SQLite, one writer at a time).
+        _deliver_history_notices()
     return True
+
+
+def _deliver_history_notices() -> None:
+    org = account_queries.find_organization(DEMO_SLUG)
+    assert org is not None
+    while dispatch_outbox(org.id) or dispatch_outbox(None):
+        pass
 
 
 def _seed_people() -> None:
