@@ -112,4 +112,6 @@ def test_every_export_of_a_record_is_on_record(app, people, globex):
     siti, _ = demo_browser(app, "siti")
     assert siti.get(urls(doc.reference)["record"]).status_code == 404
     assert ravi.get(urls("EXP-2026-99999")["record"]).status_code == 404
+    # A HEAD learns the type and takes nothing: nothing recorded.
+    assert ravi.head(urls(doc.reference)["record"]).status_code == 200
     assert len(_exports(ravi_actor.org_id)) == 1

@@ -57,6 +57,8 @@ def print_view(reference: str) -> ResponseReturnValue:
 @bp.get("/documents/<reference>/record.json")
 @audit_required
 def record(reference: str) -> ResponseReturnValue:
+    if request.method == "HEAD":  # only a GET takes (and records) the record
+        return Response(status=200, mimetype="application/json")
     exported = export_document_record(current_actor(), reference, request_id=current_request_id())
     return Response(
         json.dumps(exported.body, indent=2, ensure_ascii=False),
