@@ -83,7 +83,7 @@ def test_a_page_past_the_end_says_so_and_links_to_the_last(app, world):
     answer = browser.get(PAGE, query_string={"page": "9", "text": WORD})
     assert answer.status_code == 200
     html = unescape(answer.get_data(as_text=True))
-    assert "There is no page 9: these results fill one page." in html
+    assert "There is no page 9: these results fill 1 page." in html
     assert re.search(r'<a href="/o/acme/audit/\?text=Zephyr">Go to the last page \(1\)</a>', html)
     assert _refs(html) == []
 

@@ -41,7 +41,7 @@ AUDIT_SEARCH: dict[str, str | tuple[str, str]] = {
         "A page is a whole number from 1 to %(max)s written with the digits 0–9: the first page is shown."
     ),
     "audit_page_past_end": N_plural(
-        "There is no page %(page)s: these results fill one page.",
+        "There is no page %(page)s: these results fill %(num)s page.",
         "There is no page %(page)s: these results fill %(num)s pages.",
     ),
     "audit_export_too_large": N_(
