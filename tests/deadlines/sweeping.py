@@ -4,7 +4,7 @@ people, and reads of what the sweep did (tasks, history rows, outbox rows, effec
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -22,11 +22,28 @@ from portal.domain.graph import Deadline, Graph
 from portal.flows import queries as flow_queries
 from portal.flows import services as flows
 
+
+def _next_wednesday_morning() -> datetime:
+    """09:00 in Kuala Lumpur on the first Wednesday after today: later than the day
+    the tests' people take their seats (today), whenever the suite runs — a fixed date
+    would fall before the seats once it is past."""
+    today = datetime.now(UTC).date()
+    ahead = (2 - today.weekday()) % 7 or 7
+    return datetime.combine(today + timedelta(days=ahead), time(1, 0), tzinfo=UTC)
+
+
 # A Wednesday morning in Kuala Lumpur.
-START = datetime(2026, 12, 2, 1, 0, tzinfo=UTC)
+START = _next_wednesday_morning()
 PURCHASE_FIELDS = {"supplier": "Office Depot", "category": "goods"}
-LEAVE_FIELDS = {"leave_type": "annual", "first_day": "2026-12-21", "last_day": "2026-12-24"}
-CLAIM_FIELDS = {"category": "travel", "expense_date": "2026-11-20"}
+LEAVE_FIELDS = {
+    "leave_type": "annual",
+    "first_day": (START + timedelta(days=19)).date().isoformat(),
+    "last_day": (START + timedelta(days=22)).date().isoformat(),
+}
+CLAIM_FIELDS = {
+    "category": "travel",
+    "expense_date": (START - timedelta(days=12)).date().isoformat(),
+}
 
 
 def submitted(actor: Actor, kind: str = "purchase_request", amount: str = "500.00") -> DocumentView:

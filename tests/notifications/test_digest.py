@@ -4,7 +4,7 @@ a second run the same day sends nothing; the next day lists only what is new."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 from portal.core.clock import clock
@@ -16,9 +16,25 @@ from portal.domain.notice_preferences import settings_of
 from portal.notifications.jobs import send_digests
 from portal.notifications.queries import notice_preferences_of
 from portal.notifications.services import save_notice_preferences
+from portal.web.i18n import format_day, locale_for
 from tests.conftest import deliver_mail
 
-CLAIM = {"category": "travel", "expense_date": "2026-11-20"}
+# The day the digests are for: tomorrow, so the tests' people (seated today, whenever
+# the suite runs) hold their seats on every day the clock is set to.
+DAY = datetime.now(UTC).date() + timedelta(days=1)
+CLAIM = {"category": "travel", "expense_date": (DAY - timedelta(days=12)).isoformat()}
+
+
+def _at(days: int, hour: int, minute: int = 0) -> datetime:
+    """``hour``:``minute`` UTC, ``days`` after DAY (Kuala Lumpur is 8 hours ahead)."""
+    return datetime.combine(DAY + timedelta(days=days), time(hour, minute), tzinfo=UTC)
+
+
+def _written(day: date) -> str:
+    """The day as the digest's subject writes it in English ("2 Dec 2026")."""
+    return format_day(day, locale_for("en", "MY"))
+
+
 NURUL = "nurul@acme.example"
 
 
@@ -36,18 +52,18 @@ def test_a_digest_lists_the_days_notices_once_and_the_next_day_only_the_new(app,
     assert notice_preferences_of(nurul).email_digest
 
     # 07:30 in Kuala Lumpur: three claims wait for Nurul; no single mail, no digest yet.
-    clock.freeze(datetime(2026, 12, 1, 23, 30, tzinfo=UTC))
+    clock.freeze(_at(-1, 23, 30))
     claims = [_claim(siti, "Hotel"), _claim(jason, "Parking"), _claim(siti, "Dinner")]
     deliver_mail(siti.org_id)
     assert mailbox.to(NURUL) == []
     assert send_digests() == 0
 
     # 08:30 there: one digest listing all three.
-    clock.freeze(datetime(2026, 12, 2, 0, 30, tzinfo=UTC))
+    clock.freeze(_at(0, 0, 30))
     assert send_digests() == 1
     deliver_mail(siti.org_id)
     [digest] = mailbox.to(NURUL)
-    assert digest.subject == "Your Countersign digest for 2 Dec 2026: 3 notices"
+    assert digest.subject == f"Your Countersign digest for {_written(DAY)}: 3 notices"
     for doc in claims:
         assert f"{doc.reference} “{doc.title}”" in digest.text
         assert f"https://countersign.test/o/acme/documents/{doc.reference}" in digest.text
@@ -58,7 +74,7 @@ def test_a_digest_lists_the_days_notices_once_and_the_next_day_only_the_new(app,
         assert beat.detail["digests"] == 1
 
     # Later the same day: nothing more, even with a new notice waiting.
-    clock.freeze(datetime(2026, 12, 2, 9, 0, tzinfo=UTC))
+    clock.freeze(_at(0, 9))
     later = _claim(jason, "Taxi")
     deliver_mail(siti.org_id)
     assert send_digests() == 0
@@ -66,11 +82,13 @@ def test_a_digest_lists_the_days_notices_once_and_the_next_day_only_the_new(app,
     assert len(mailbox.to(NURUL)) == 1
 
     # The next morning: only what came since the last digest.
-    clock.freeze(datetime(2026, 12, 3, 1, 0, tzinfo=UTC))
+    clock.freeze(_at(1, 1))
     assert send_digests() == 1
     deliver_mail(siti.org_id)
     second = mailbox.to(NURUL)[1]
-    assert second.subject == "Your Countersign digest for 3 Dec 2026: 1 notice"
+    assert second.subject == (
+        f"Your Countersign digest for {_written(DAY + timedelta(days=1))}: 1 notice"
+    )
     assert later.reference in second.text
     assert all(doc.reference not in second.text for doc in claims)
     assert send_digests() == 0
@@ -78,7 +96,7 @@ def test_a_digest_lists_the_days_notices_once_and_the_next_day_only_the_new(app,
 
 def test_a_digest_lists_only_the_kinds_taken_by_mail_and_skips_a_quiet_day(app, people, mailbox):
     siti, nurul = people("siti"), people("nurul")
-    clock.freeze(datetime(2026, 12, 2, 0, 0, tzinfo=UTC))  # 08:00 in Kuala Lumpur
+    clock.freeze(_at(0, 0))  # 08:00 in Kuala Lumpur
     # Siti takes a digest, and her documents' moves by mail (off by default).
     chosen = settings_of({"document_moved": {"email": True}}, True)
     save_notice_preferences(siti, chosen)
@@ -95,7 +113,7 @@ def test_a_digest_lists_only_the_kinds_taken_by_mail_and_skips_a_quiet_day(app, 
 
     # A member who takes a digest but had nothing mailable gets none.
     save_notice_preferences(nurul, settings_of({"assigned": {"email": False}}, True))
-    clock.freeze(datetime(2026, 12, 3, 1, 0, tzinfo=UTC))
+    clock.freeze(_at(1, 1))
     _claim(siti, "Lunch")
     deliver_mail(siti.org_id)
     assert send_digests() == 0

@@ -179,7 +179,8 @@ def _vacant_seat_between(people):
     at the desk has a vacant superior seat, so their requests escalate to Nurul."""
     system, nurul = system_actor_of(people), people("nurul")
     with unit_of_work_for(nurul) as uow:
-        snapshot = load_chart(uow.session, clock.today())
+        # The organization's day (Kuala Lumpur), the one its seats are held from.
+        snapshot = load_chart(uow.session, clock.today_in(nurul.time_zone))
     above = snapshot.seats[snapshot.primary[nurul.member_id]]
     lead = chart.create_position(
         system, code="SALES-LEAD", title="Team Lead", unit_id=above.unit_id, reports_to_id=above.id
