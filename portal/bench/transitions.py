@@ -54,9 +54,12 @@ class _World:
     org_id: int
     requesters: list[Any]
     superiors: dict[int, Any]  # requester member id -> their superior's Actor
+    executive_unit: int
+    heads: dict[int, Any]  # requester member id -> their unit's head
+    emails: dict[int, str]  # member id -> the address they sign in with
 
 
-def _build_world() -> _World:
+def build_world() -> _World:
     """An organization with TEAMS units, each a head over a lead over PER_TEAM staff, and
     two admins: under the expense claim's exclusive approval every claim has four
     different people to review (the lead), approve (the head), commit and pay it."""
@@ -77,16 +80,21 @@ def _build_world() -> _World:
         system, ceo_unit.id, code="EXEC", name="Executive", parent_id=None, head_position_id=ceo.id
     )
 
+    emails: dict[int, str] = {}
+
     def person(email: str, name: str) -> Any:
         accounts.create_user(email, name, "bench-pass-123")
         accounts.enrol_member(system, email=email)
         user = account_queries.find_user(email)
         assert user is not None
-        return account_queries.actor_for(slug, user.id, None)
+        actor = account_queries.actor_for(slug, user.id, None)
+        assert actor is not None
+        emails[actor.member_id] = email
+        return actor
 
     boss = person(f"ceo@{slug}.test", "Chief")
     chart.assign_position(system, member_id=boss.member_id, position_id=ceo.id)
-    requesters, superiors = [], {}
+    requesters, superiors, heads = [], {}, {}
     for t in range(TEAMS):
         unit = chart.create_unit(system, code=f"T{t}", name=f"Team {t}", parent_id=ceo_unit.id)
         head_seat = chart.create_position(
@@ -123,7 +131,8 @@ def _build_world() -> _World:
             chart.assign_position(system, member_id=staff.member_id, position_id=seat.id)
             requesters.append(staff)
             superiors[staff.member_id] = lead
-    return _World(slug, org.id, requesters, superiors)
+            heads[staff.member_id] = head
+    return _World(slug, org.id, requesters, superiors, ceo_unit.id, heads, emails)
 
 
 def _submitted(world: _World, count: int) -> list[tuple[Any, str]]:
@@ -293,7 +302,7 @@ def bench_transitions(
     Both loops first warm up (caches, prepared statements), then run in alternating
     rounds, so that a noisy neighbour slows both alike."""
     progress(f"building a benchmark organization and {2 * (count + WARM_UP)} submitted claims …")
-    world = _build_world()
+    world = build_world()
     try:
         claims = _submitted(world, 2 * (count + WARM_UP))
         engine_claims, raw_claims = claims[: count + WARM_UP], claims[count + WARM_UP :]

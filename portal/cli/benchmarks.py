@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from portal.cli import main
@@ -46,6 +48,56 @@ def bench_transitions_command(count: int) -> None:
     click.echo(f"{'engine (service layer)':<28}{figures.engine_per_second:>10.1f} /s")
     click.echo(f"{'hand-written SQL loop':<28}{figures.raw_per_second:>10.1f} /s")
     click.echo(f"{'ratio engine / hand-written':<28}{figures.ratio:>10.2f}")
+
+
+@bench.command("decisions")
+@click.option("--clients", default=1, show_default=True, type=click.IntRange(1, 64))
+@click.option("--documents", default=400, show_default=True, type=click.IntRange(1, 100_000))
+@click.option(
+    "--history",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 1000),
+    help="Finished documents the organization holds first, as a multiple of --documents.",
+)
+@click.option("--http", is_flag=True, help="Through the document page, gunicorn --workers 2.")
+@click.option("--expense-claim", is_flag=True, help="The seeded expense claim's first steps.")
+def bench_decisions_command(
+    clients: int, documents: int, history: int, http: bool, expense_claim: bool
+) -> None:
+    """Decisions per second, three phases with barriers, N client processes."""
+    from portal.bench.decision_report import report
+    from portal.bench.decisions import bench_decisions
+
+    settings = _bench_settings()
+    app = _bench_app(settings)
+    with app.app_context():
+        figures = bench_decisions(
+            clients=clients,
+            documents=max(documents, clients),
+            history=history,
+            http=http,
+            expense_claim=expense_claim,
+            owner_url=settings.migrate_database_url,
+            progress=click.echo,
+        )
+    for line in report(figures):
+        click.echo(line)
+
+
+def _bench_settings() -> Any:
+    from dataclasses import replace
+
+    from portal.config import Settings
+
+    # No in-process worker: it would compete with the loops being timed.
+    return replace(Settings.from_env(), embedded_worker=False)
+
+
+def _bench_app(settings: Any) -> Any:
+    from portal.app import create_app
+
+    return create_app(settings)
 
 
 @bench.command("inbox")
