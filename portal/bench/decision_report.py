@@ -37,3 +37,7 @@ def report(f: Figures) -> Iterator[str]:
         yield "round trips        " + ", ".join(
             f"{label} {count:g}" for label, count in f.round_trips.items()
         )
+    for shown in f.plans:
+        yield ""
+        yield shown.statement
+        yield from ("    " + line for line in shown.plan.splitlines())

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from portal.bench import probes
+from portal.bench.plans import Explained, captured, explain
 from portal.bench.cleanup import purge_organizations
 from portal.bench.decision_clients import ClientPlan, ClientResult, run_client
 from portal.bench.decision_world import (
@@ -74,6 +75,7 @@ class Figures:
     http: bool
     phases: tuple[Phase, ...]
     round_trips: dict[str, float]
+    plans: tuple[Explained, ...] = ()
 
     @property
     def decisions_per_second(self) -> float:
@@ -102,6 +104,7 @@ def bench_decisions(
     http: bool,
     expense_claim: bool,
     owner_url: str,
+    plans: bool = False,
     progress: Callable[[str], None] = print,
 ) -> Figures:
     """Build the world, run the three phases with ``clients`` processes sharing
@@ -115,7 +118,8 @@ def bench_decisions(
         phases, held = _run(world, flow, clients, documents, history, server, owner_url, progress)
         progress("counting round trips …")
         trips = _round_trips(world, flow)
-        return Figures(flow.kind, clients, documents, held, http, phases, trips)
+        shown = _plans(world, flow) if plans else ()
+        return Figures(flow.kind, clients, documents, held, http, phases, trips, shown)
     finally:
         if server is not None:
             _stop(server[0])
@@ -241,6 +245,33 @@ def _round_trips(world: DecisionWorld, flow: FlowSpec) -> dict[str, float]:
                     )
         trips = measure.trips
     return {label: trips.per_call(label) for label in trips.calls if not label.startswith("warm")}
+
+
+def _plans(world: DecisionWorld, flow: FlowSpec) -> tuple[Explained, ...]:
+    """The generic plans of the statements of one decision (the first approval), over
+    the organization as the phases left it."""
+    from portal.documents import services as documents  # noqa: PLC0415
+    from portal.documents.transitions import transition_document  # noqa: PLC0415
+
+    assert db.engine is not None
+    requester = world.requesters[0]
+    doc = documents.create_document(
+        requester, kind=flow.kind, title="Explained", amount=AMOUNT, fields=dict(flow.fields)
+    )
+    (submit, draft, _role), (transition, seen, role) = flow.steps[:2]
+    transition_document(requester, doc.reference, submit, seen_state=draft)
+    with captured(db.engine) as statements:
+        transition_document(
+            world.decider(role, requester), doc.reference, transition, seen_state=seen
+        )
+    return tuple(
+        explain(db.engine, world.org_id, statements, _chooses_a_plan)
+    )
+
+
+def _chooses_a_plan(statement: str) -> bool:
+    """Reads, updates and deletes (an INSERT … VALUES has no plan to choose)."""
+    return "set_config" not in statement and not statement.lstrip().upper().startswith("INSERT")
 
 
 def _free_port() -> int:

@@ -62,8 +62,9 @@ def bench_transitions_command(count: int) -> None:
 )
 @click.option("--http", is_flag=True, help="Through the document page, gunicorn --workers 2.")
 @click.option("--expense-claim", is_flag=True, help="The seeded expense claim's first steps.")
+@click.option("--explain", is_flag=True, help="Print a decision's statements' generic plans.")
 def bench_decisions_command(
-    clients: int, documents: int, history: int, http: bool, expense_claim: bool
+    clients: int, documents: int, history: int, http: bool, expense_claim: bool, explain: bool
 ) -> None:
     """Decisions per second, three phases with barriers, N client processes."""
     from portal.bench.decision_report import report
@@ -79,6 +80,7 @@ def bench_decisions_command(
             http=http,
             expense_claim=expense_claim,
             owner_url=settings.migrate_database_url,
+            plans=explain,
             progress=click.echo,
         )
     for line in report(figures):

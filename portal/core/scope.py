@@ -23,6 +23,15 @@ _SET_SCOPE = text(
 )
 
 
+# The same statement for the driver itself (its own placeholders).
+_SET_SCOPE_SQL = (
+    "SELECT set_config('app.current_org', %(org)s, true),"
+    " set_config('app.current_user', %(user)s, true),"
+    " set_config('app.account_email', %(email)s, true),"
+    " set_config('app.operator', %(operator)s, true)"
+)
+
+
 def _scope_values(info: dict[str, Any]) -> dict[str, str]:
     def text_of(key: str) -> str:
         value = info.get(key)
@@ -45,7 +54,13 @@ def _set_database_tenant(session: Session, _txn: Any, connection: Connection) ->
     # A savepoint inherits its transaction's settings: nothing to set again.
     if _txn.nested:
         return
-    connection.execute(_SET_SCOPE, _scope_values(session.info))
+    driver = connection.connection.driver_connection
+    if driver is None or connection.in_nested_transaction():  # pragma: no cover - defensive
+        connection.execute(_SET_SCOPE, _scope_values(session.info))
+        return
+    # The driver's BEGIN and the settings leave in one pipeline: one round trip, not two.
+    with driver.pipeline():
+        driver.execute(_SET_SCOPE_SQL, _scope_values(session.info), prepare=True)
 
 
 def rescope(session: Session, *, user_id: int | None = None, email: str | None = None) -> None:
