@@ -48,9 +48,11 @@ class ClientResult:
     error: str | None = None
 
 
-def run_client(plan: ClientPlan, barrier: Any, results: Any) -> None:
-    """The body of one client process (spawned: nothing inherited but the plan)."""
-    from portal.app import create_app
+def run_client(
+    plan: ClientPlan, create_app: Callable[[Any], Any], barrier: Any, results: Any
+) -> None:
+    """The body of one client process (spawned: nothing inherited but the plan and the
+    application factory, which the command passes down)."""
     from portal.config import Settings
 
     settings = replace(Settings.from_env(), embedded_worker=False, db_pool_size=1)

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from portal.bench import probes
-from portal.bench.plans import Explained, captured, explain
 from portal.bench.cleanup import purge_organizations
 from portal.bench.decision_clients import ClientPlan, ClientResult, run_client
 from portal.bench.decision_world import (
@@ -42,6 +41,7 @@ from portal.bench.decision_world import (
     build_decision_world,
     multiply_history,
 )
+from portal.bench.plans import Explained, captured, explain
 from portal.core.db import db
 
 WARM_UP = 10  # documents per client taken through every step before the clock starts
@@ -104,6 +104,7 @@ def bench_decisions(
     http: bool,
     expense_claim: bool,
     owner_url: str,
+    create_app: Callable[[Any], Any],
     plans: bool = False,
     progress: Callable[[str], None] = print,
 ) -> Figures:
@@ -115,7 +116,9 @@ def bench_decisions(
     world = build_decision_world()
     server = _start_gunicorn() if http else None
     try:
-        phases, held = _run(world, flow, clients, documents, history, server, owner_url, progress)
+        phases, held = _run(
+            world, flow, clients, documents, history, server, owner_url, create_app, progress
+        )
         progress("counting round trips …")
         trips = _round_trips(world, flow)
         shown = _plans(world, flow) if plans else ()
@@ -134,6 +137,7 @@ def _run(
     history: int,
     server: tuple[subprocess.Popen[bytes], str] | None,
     owner_url: str,
+    create_app: Callable[[Any], Any],
     progress: Callable[[str], None],
 ) -> tuple[tuple[Phase, ...], int]:
     spawn = multiprocessing.get_context("spawn")
@@ -154,6 +158,7 @@ def _run(
                     WARM_UP,
                     base_url,
                 ),
+                create_app,
                 barrier,
                 results,
             ),
@@ -250,8 +255,8 @@ def _round_trips(world: DecisionWorld, flow: FlowSpec) -> dict[str, float]:
 def _plans(world: DecisionWorld, flow: FlowSpec) -> tuple[Explained, ...]:
     """The generic plans of the statements of one decision (the first approval), over
     the organization as the phases left it."""
-    from portal.documents import services as documents  # noqa: PLC0415
-    from portal.documents.transitions import transition_document  # noqa: PLC0415
+    from portal.documents import services as documents
+    from portal.documents.transitions import transition_document
 
     assert db.engine is not None
     requester = world.requesters[0]
@@ -264,9 +269,7 @@ def _plans(world: DecisionWorld, flow: FlowSpec) -> tuple[Explained, ...]:
         transition_document(
             world.decider(role, requester), doc.reference, transition, seen_state=seen
         )
-    return tuple(
-        explain(db.engine, world.org_id, statements, _chooses_a_plan)
-    )
+    return tuple(explain(db.engine, world.org_id, statements, _chooses_a_plan))
 
 
 def _chooses_a_plan(statement: str) -> bool:

@@ -63,7 +63,7 @@ def explain(
     engine: Engine, org_id: int, statements: list[tuple[str, Any]], wanted: Callable[[str], bool]
 ) -> list[Explained]:
     """The generic plan of each ``wanted`` statement, run (and rolled back) once."""
-    import psycopg  # noqa: PLC0415 - PostgreSQL only
+    import psycopg
 
     raw = engine.raw_connection()
     plans: list[Explained] = []
@@ -81,7 +81,9 @@ def explain(
                 cur.execute("SET LOCAL plan_cache_mode = force_generic_plan")
                 cur.execute(f"PREPARE bench_plan AS {sql}")
                 marks = ", ".join(["%s"] * len(values))
-                cur.execute(f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE bench_plan({marks})", values)
+                cur.execute(
+                    f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE bench_plan({marks})", values
+                )
                 plan = "\n".join(row[0] for row in cur.fetchall())
                 cur.execute("DEALLOCATE bench_plan")
             plans.append(Explained(" ".join(statement.split()), plan))

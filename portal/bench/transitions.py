@@ -12,22 +12,17 @@ The benchmark organization is removed afterwards.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
-
-from sqlalchemy.engine import make_url
 
 from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
 from portal.bench.cleanup import purge_organizations
+from portal.bench.transitions_floor import raw_connection, raw_rate
 from portal.domain.actor import Role, SystemActor
 from portal.orgchart import services as chart
 from portal.provisioning import provision_organization
@@ -165,126 +160,6 @@ def _engine_rate(world: _World, claims: list[tuple[Any, str]]) -> float:
     return len(claims) / (time.perf_counter() - start)
 
 
-# --- the hand-written loop -----------------------------------------------------------------
-
-_READ_DOCUMENT = (
-    "SELECT d.id, d.state, d.row_version, d.amount, d.flow_version_id, d.chain_seq,"
-    " d.chain_hash, u.name, o.chart_version FROM document d"
-    " JOIN membership m ON m.org_id = d.org_id AND m.id = d.requester_id"
-    " JOIN app_user u ON u.id = m.user_id JOIN organization o ON o.id = d.org_id"
-    " WHERE d.org_id = ? AND d.reference = ?"
-)
-_LOCK_DOCUMENT = _READ_DOCUMENT + " FOR UPDATE OF d"
-
-
-def _raw_connection(url: str) -> Any:
-    """psycopg on PostgreSQL, sqlite3 on SQLite: no pool, no ORM, autocommit off by hand."""
-    if url.startswith("postgresql"):
-        import psycopg
-
-        return psycopg.connect(
-            make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-        )
-    return sqlite3.connect(make_url(url).database or ":memory:", isolation_level=None)
-
-
-def _raw_rate(world: _World, claims: list[tuple[Any, str]], conn: Any) -> float:
-    """The transition's statements, written by hand, one transaction per document,
-    values computed in plain Python."""
-    postgres = not isinstance(conn, sqlite3.Connection)
-    mark = "%s" if postgres else "?"
-    org = world.org_id
-
-    def q(sql: str) -> str:
-        return sql.replace("?", mark)
-
-    start = time.perf_counter()
-    for requester, reference in claims:
-        cur = conn.cursor()
-        cur.execute("BEGIN" if postgres else "BEGIN IMMEDIATE")
-        if postgres:
-            cur.execute("SELECT set_config('app.current_org', %s, true)", (str(org),))
-        cur.execute(q(_LOCK_DOCUMENT if postgres else _READ_DOCUMENT), (org, reference))
-        doc_id, state, row_version, amount, version_id, seq, prev, _name, _chart = cur.fetchone()
-        # The engine reads the chart only when its version moved; here it never does.
-        approver = world.superiors[requester.member_id].member_id
-        cur.execute(
-            q(
-                "SELECT id, transitions FROM task WHERE org_id = ? AND document_id = ?"
-                " AND state = ? AND assignee_id = ? AND status = 'open'"
-            ),
-            (org, doc_id, state, approver),
-        )
-        cur.fetchall()
-        now = datetime.now(UTC)
-        cur.execute(
-            q(
-                "UPDATE document SET state = 'reviewed', state_entered_at = ?, row_version = ?,"
-                " updated_at = ? WHERE org_id = ? AND id = ? AND state = ? AND row_version = ?"
-            ),
-            (now, row_version + 1, now, org, doc_id, state, row_version),
-        )
-        cur.execute(
-            q(
-                "UPDATE task SET status = CASE WHEN assignee_id = ? THEN 'completed' ELSE 'cancelled' END,"
-                " completed_at = ?, completed_by = ? WHERE org_id = ? AND document_id = ? AND state = ?"
-                " AND status = 'open'"
-            ),
-            (approver, now, approver, org, doc_id, state),
-        )
-        cur.execute(
-            q(
-                "SELECT seq, hash FROM decision WHERE org_id = ? AND document_id = ?"
-                " ORDER BY seq DESC LIMIT 1"
-            ),
-            (org, doc_id),
-        )
-        seq, prev = cur.fetchone()
-        record = json.dumps({"document": doc_id, "seq": seq + 1, "to": "reviewed"}, sort_keys=True)
-        digest = hashlib.sha256(f"{prev}\n{record}".encode()).hexdigest()
-        cur.execute(
-            q(
-                "INSERT INTO decision (org_id, document_id, seq, flow_version_id, from_state, to_state,"
-                " transition, gate, actor_id, authority_member_id, via, amount, currency, winning_floor,"
-                " eligible, resolution, comment, decided_at, prev_hash, hash) VALUES"
-                " (?, ?, ?, ?, ?, 'reviewed', 'review', 'target', ?, ?, 'grant', ?, 'MYR', 0, ?, ?, '',"
-                " ?, ?, ?)"
-            ),
-            (
-                org,
-                doc_id,
-                seq + 1,
-                version_id,
-                state,
-                approver,
-                approver,
-                amount,
-                json.dumps([approver]),
-                json.dumps([]),
-                now,
-                prev,
-                digest,
-            ),
-        )
-        cur.execute(
-            q(
-                "INSERT INTO task (org_id, document_id, state, assignee_id, via, transitions,"
-                " band_floor, status, created_at) VALUES (?, ?, 'reviewed', ?, 'grant', ?, 0, 'open', ?)"
-            ),
-            (org, doc_id, approver, json.dumps(["approve", "reject"]), now),
-        )
-        for topic in ("notify.task_assigned", "notify.document_moved"):
-            cur.execute(
-                q(
-                    "INSERT INTO outbox (org_id, topic, payload, created_at, next_attempt_at, attempts)"
-                    " VALUES (?, ?, ?, ?, ?, 0)"
-                ),
-                (org, topic, json.dumps({"document_id": doc_id}), now, now),
-            )
-        cur.execute("COMMIT")
-    return len(claims) / (time.perf_counter() - start)
-
-
 def _remove(world: _World, owner_url: str) -> None:
     purge_organizations(owner_url, slug_like=world.slug, email_like=f"%@{world.slug}.test")
 
@@ -306,9 +181,9 @@ def bench_transitions(
     try:
         claims = _submitted(world, 2 * (count + WARM_UP))
         engine_claims, raw_claims = claims[: count + WARM_UP], claims[count + WARM_UP :]
-        raw = _raw_connection(url)
+        raw = raw_connection(url)
         _engine_rate(world, engine_claims[:WARM_UP])
-        _raw_rate(world, raw_claims[:WARM_UP], raw)
+        raw_rate(world, raw_claims[:WARM_UP], raw)
         engine_claims, raw_claims = engine_claims[WARM_UP:], raw_claims[WARM_UP:]
         progress(f"timing both loops in {ROUNDS} alternating rounds …")
         engine_seconds = raw_seconds = 0.0
@@ -317,7 +192,7 @@ def bench_transitions(
             chunk = engine_claims[start : start + size]
             engine_seconds += len(chunk) / _engine_rate(world, chunk)
             chunk = raw_claims[start : start + size]
-            raw_seconds += len(chunk) / _raw_rate(world, chunk, raw)
+            raw_seconds += len(chunk) / raw_rate(world, chunk, raw)
         raw.close()
         return Figures(count, count / engine_seconds, count / raw_seconds)
     finally:

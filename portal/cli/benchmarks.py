@@ -67,6 +67,7 @@ def bench_decisions_command(
     clients: int, documents: int, history: int, http: bool, expense_claim: bool, explain: bool
 ) -> None:
     """Decisions per second, three phases with barriers, N client processes."""
+    from portal.app import create_app
     from portal.bench.decision_report import report
     from portal.bench.decisions import bench_decisions
 
@@ -80,6 +81,7 @@ def bench_decisions_command(
             http=http,
             expense_claim=expense_claim,
             owner_url=settings.migrate_database_url,
+            create_app=create_app,
             plans=explain,
             progress=click.echo,
         )

@@ -81,22 +81,26 @@ def add_events(session: Session, events: list[tuple[str, dict[str, Any]]]) -> No
     organization writes account events (``org_id`` None)."""
     if not events:
         return
-    org_id = session.info.get("org_id")
-    now = clock.now()
-    session.connection().execute(
-        insert(table_of(OutboxEvent)),
-        [
-            {
-                "org_id": org_id,
-                "topic": topic,
-                "payload": payload,
-                "created_at": now,
-                "next_attempt_at": now,
-                "attempts": 0,
-            }
-            for topic, payload in events
-        ],
-    )
+    rows = event_rows(session.info.get("org_id"), events, clock.now())
+    session.connection().execute(insert(table_of(OutboxEvent)), rows)
+
+
+def event_rows(
+    org_id: int | None, events: list[tuple[str, dict[str, Any]]], now: datetime
+) -> list[dict[str, Any]]:
+    """The outbox rows of ``events``, due at once (a decision writes them with its own
+    statement: ``documents.decision_write``)."""
+    return [
+        {
+            "org_id": org_id,
+            "topic": topic,
+            "payload": payload,
+            "created_at": now,
+            "next_attempt_at": now,
+            "attempts": 0,
+        }
+        for topic, payload in events
+    ]
 
 
 # --- dispatch ------------------------------------------------------------------------------

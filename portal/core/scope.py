@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import psycopg
+from psycopg import pq
+from psycopg import sql as psql
 from sqlalchemy import event, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
@@ -23,12 +26,13 @@ _SET_SCOPE = text(
 )
 
 
-# The same statement for the driver itself (its own placeholders).
-_SET_SCOPE_SQL = (
-    "SELECT set_config('app.current_org', %(org)s, true),"
-    " set_config('app.current_user', %(user)s, true),"
-    " set_config('app.account_email', %(email)s, true),"
-    " set_config('app.operator', %(operator)s, true)"
+# The transaction's start and its settings as one simple query for the driver: one
+# message, one round trip (the values are quoted by the driver as literals).
+_BEGIN_SCOPED = (
+    "BEGIN; SELECT set_config('app.current_org', {org}, true),"
+    " set_config('app.current_user', {user}, true),"
+    " set_config('app.account_email', {email}, true),"
+    " set_config('app.operator', {operator}, true)"
 )
 
 
@@ -54,13 +58,20 @@ def _set_database_tenant(session: Session, _txn: Any, connection: Connection) ->
     # A savepoint inherits its transaction's settings: nothing to set again.
     if _txn.nested:
         return
+    values = _scope_values(session.info)
     driver = connection.connection.driver_connection
-    if driver is None or connection.in_nested_transaction():  # pragma: no cover - defensive
-        connection.execute(_SET_SCOPE, _scope_values(session.info))
+    if driver is None or driver.pgconn.transaction_status != pq.TransactionStatus.IDLE:
+        # Inside a transaction already (a test's, rolled back around it): settings only.
+        connection.execute(_SET_SCOPE, values)
         return
-    # The driver's BEGIN and the settings leave in one pipeline: one round trip, not two.
-    with driver.pipeline():
-        driver.execute(_SET_SCOPE_SQL, _scope_values(session.info), prepare=True)
+    # The driver would send its BEGIN on its own, a round trip before the settings; sent
+    # together, the driver finds its transaction open and sends none.
+    query = psql.SQL(_BEGIN_SCOPED).format(**{k: psql.Literal(v) for k, v in values.items()})
+    result = driver.pgconn.exec_(query.as_bytes(driver))
+    if result.status != pq.ExecStatus.TUPLES_OK:
+        raise psycopg.OperationalError(
+            (result.error_message or b"could not begin the transaction").decode(errors="replace")
+        )
 
 
 def rescope(session: Session, *, user_id: int | None = None, email: str | None = None) -> None:

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, bindparam, case, or_, select
+from sqlalchemy import ColumnElement, ScalarSelect, Select, and_, bindparam, case, or_, select
 from sqlalchemy.engine import Connection
 
 from portal.accounts.queries import member_name_of
 from portal.core.db import table_of
+from portal.core.json_rows import json_rows, rows_of
 from portal.delegations.models import Delegation
 from portal.domain.delegation import LAPSED_DAYS, Cover, is_active
 
@@ -75,6 +76,54 @@ class DocumentCovers:
 NO_COVERS = DocumentCovers((), frozenset())
 
 
+def covers_to_member_rows(
+    org_id: Any, member_id: Any, today: Any, since: Any, kind: Any
+) -> ScalarSelect[Any]:
+    """``_TO_MEMBER`` as a correlated ``json_rows`` column of the caller's statement (the
+    document's load): each cover's id, delegator, window and whether it was revoked."""
+    return (
+        select(
+            json_rows(
+                _DEL.c.id,
+                _DEL.c.delegator_id,
+                _DEL.c.valid_from,
+                _DEL.c.valid_to,
+                _DEL.c.revoked_at.is_not(None),
+            )
+        )
+        .where(
+            _DEL.c.org_id == org_id,
+            _DEL.c.delegate_id == member_id,
+            _DEL.c.valid_from <= today,
+            _DEL.c.valid_to >= since,
+            kind_clause(kind),
+        )
+        .scalar_subquery()
+    )
+
+
+def covers_from_rows(
+    conn: Connection, rows: Any, org_id: int, member_id: int, kind: str, today: date
+) -> DocumentCovers:
+    """``covers_reaching`` from the rows ``covers_to_member_rows`` read: a second
+    statement only when an active cover exists."""
+    found = rows_of(rows)
+    if not found:
+        return NO_COVERS
+    covers = tuple(
+        Cover(
+            cover_id,
+            delegator,
+            not revoked
+            and is_active(
+                date.fromisoformat(valid_from), date.fromisoformat(valid_to), None, today=today
+            ),
+        )
+        for cover_id, delegator, valid_from, valid_to, revoked in found
+    )
+    return _with_chains(conn, covers, org_id, member_id, kind, today)
+
+
 def covers_reaching(
     conn: Connection, org_id: int, member_id: int, kind: str, today: date
 ) -> DocumentCovers:
@@ -102,6 +151,17 @@ def covers_reaching(
         )
         for r in rows
     )
+    return _with_chains(conn, covers, org_id, member_id, kind, today)
+
+
+def _with_chains(
+    conn: Connection,
+    covers: tuple[Cover, ...],
+    org_id: int,
+    member_id: int,
+    kind: str,
+    today: date,
+) -> DocumentCovers:
     active = sorted({c.delegator for c in covers if c.active})
     chained: frozenset[int] = frozenset()
     if active:

@@ -14,11 +14,11 @@ per-statement cost would double the time of a decision. The statements are built
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam, exists, select
 from sqlalchemy.engine import Connection
@@ -27,12 +27,18 @@ from sqlalchemy.orm import Session
 from portal.accounts.queries import chart_version_of, member_name_of
 from portal.core.clock import clock
 from portal.core.db import table_of
-from portal.delegations.queries import covers_reaching
+from portal.core.json_rows import json_rows, rows_of
+from portal.delegations.queries import (
+    DocumentCovers,
+    covers_from_rows,
+    covers_reaching,
+    covers_to_member_rows,
+)
 from portal.documents.models import Decision, Document, Task, TaskStatus
 from portal.domain import engine
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.authority import Principal
-from portal.domain.delegation import Cover
+from portal.domain.delegation import LAPSED_DAYS, Cover
 from portal.domain.editing import is_draft
 from portal.domain.errors import DomainError, NotFound
 from portal.domain.graph import Graph
@@ -51,6 +57,19 @@ _SELECT_DOCUMENT = select(
     member_name_of(_DOC.c.requester_id, _DOC.c.org_id).label("requester_name"),
     # Read with the document, so the chart snapshot costs no statement when cached.
     chart_version_of(_DOC.c.org_id).label("chart_version"),
+    # And the member's own tasks on it and the covers to them that reach its kind: the
+    # load is one round trip (a second only when a cover is active).
+    select(json_rows(_TASK.c.state, _TASK.c.status, _TASK.c.via, _TASK.c.transitions))
+    .where(
+        _TASK.c.org_id == _DOC.c.org_id,
+        _TASK.c.document_id == _DOC.c.id,
+        _TASK.c.assignee_id == bindparam("member"),
+    )
+    .scalar_subquery()
+    .label("own_tasks"),
+    covers_to_member_rows(
+        _DOC.c.org_id, bindparam("member"), bindparam("today"), bindparam("since"), _DOC.c.kind
+    ).label("cover_rows"),
 ).where(_DOC.c.org_id == bindparam("org"), _DOC.c.reference == bindparam("reference"))
 _LOCK_DOCUMENT = _SELECT_DOCUMENT.with_for_update(of=_DOC)
 _ACTOR_TASKS = select(_TASK.c.state, _TASK.c.status, _TASK.c.via, _TASK.c.transitions).where(
@@ -149,16 +168,28 @@ def load_visible(
     admins, auditors): nothing more can be done with it. Only a read that passes
     ``discarded`` gets it, and only for admins and auditors, who keep the record."""
     conn = session.connection()
+    today = clock.today_in(actor.time_zone)
     row = conn.execute(
         _LOCK_DOCUMENT if lock else _SELECT_DOCUMENT,
-        {"org": actor.org_id, "reference": reference[:MAX_REFERENCE]},
+        {
+            "org": actor.org_id,
+            "reference": reference[:MAX_REFERENCE],
+            "member": actor.member_id,
+            "today": today,
+            "since": today - timedelta(days=LAPSED_DAYS),
+        },
     ).first()
     if row is None:
         raise NotFound("document")
     standing = NO_STANDING
     if actor.member_id is not None:
-        today = clock.today_in(actor.time_zone)
-        standing = _standing(conn, row, actor.org_id, actor.member_id, today)
+        member = actor.member_id
+        found = covers_from_rows(conn, row.cover_rows, actor.org_id, member, row.kind, today)
+        if found.delegators:
+            tasks: Iterable[Any] = _covered_tasks(conn, row, actor.org_id, member, found)
+        else:
+            tasks = (_OwnTask(*task) for task in rows_of(row.own_tasks))
+        standing = _standing_from(row, member, found, tasks)
     visible = (
         actor.is_admin or actor.is_auditor or actor.member_id == row.requester_id or standing.held
     )
@@ -201,18 +232,36 @@ class Standing:
 NO_STANDING = Standing(False, {})
 
 
+class _OwnTask(NamedTuple):
+    state: str
+    status: str
+    via: str
+    transitions: list[str]
+
+
+def _covered_tasks(
+    conn: Connection, row: Any, org_id: int, member: int, found: DocumentCovers
+) -> Iterable[Any]:
+    """The tasks of the member and of whoever they cover on the document ``row``."""
+    return conn.execute(
+        _COVERED_TASKS,
+        {"org": org_id, "document": row.id, "members": [member, *found.delegators]},
+    )
+
+
 def _standing(conn: Connection, row: Any, org_id: int, member: int, today: date) -> Standing:
     """The member's standing on the document ``row`` (its id, kind and state), on the
     organization's ``today``: one statement for the covers, one for the tasks."""
     found = covers_reaching(conn, org_id, member, row.kind, today)
-    delegators = found.delegators
-    if delegators:
-        tasks = conn.execute(
-            _COVERED_TASKS,
-            {"org": org_id, "document": row.id, "members": [member, *delegators]},
-        )
+    if found.delegators:
+        tasks = _covered_tasks(conn, row, org_id, member, found)
     else:
         tasks = conn.execute(_ACTOR_TASKS, {"org": org_id, "document": row.id, "member": member})
+    return _standing_from(row, member, found, tasks)
+
+
+def _standing_from(row: Any, member: int, found: DocumentCovers, tasks: Iterable[Any]) -> Standing:
+    """The standing the member's (and their delegators') ``tasks`` on ``row`` give."""
     held = holds_open = False
     task_transitions: dict[str, str] = {}
     lent: dict[int, dict[str, str]] = {}

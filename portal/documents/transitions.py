@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, case, insert, select, update
+from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import today_in
 from portal.core import outbox
 from portal.core.clock import clock
 from portal.core.db import table_of
-from portal.core.outbox import add_events
+from portal.core.outbox import event_rows
 from portal.core.uow import UnitOfWork, unit_of_work_for
 from portal.documents.access import (
     DocumentRecord,
@@ -34,6 +34,7 @@ from portal.documents.access import (
     load_visible,
     principal_of,
 )
+from portal.documents.decision_write import write_decision
 from portal.documents.models import Decision, Document, Task, TaskStatus
 from portal.documents.queries.deciders import steps_decided_in
 from portal.documents.queries.detail import DocumentDetail, document_detail_in
@@ -51,47 +52,6 @@ _DECISION = table_of(Decision)
 # The deadline sweep reads documents and writes tasks beside the pipeline, under the
 # same document lock (``deadlines.services``); its history rows go through ``links``.
 DOCUMENT_TABLE, TASK_TABLE = _DOC, _TASK
-
-_ADVANCE = (
-    update(_DOC)
-    .where(
-        _DOC.c.org_id == bindparam("b_org"),
-        _DOC.c.id == bindparam("b_id"),
-        _DOC.c.state == bindparam("b_from"),
-        _DOC.c.row_version == bindparam("b_row_version"),
-    )
-    .values(
-        state=bindparam("state"),
-        state_entered_at=bindparam("state_entered_at"),
-        row_version=bindparam("row_version"),
-        dispute_raiser_id=bindparam("dispute_raiser_id"),
-        updated_at=bindparam("updated_at"),
-        chain_seq=bindparam("chain_seq"),
-        chain_hash=bindparam("chain_hash"),
-    )
-)
-# The decision that leaves a state completes the actor's task there (and, under cover,
-# the delegator's) and cancels everyone else's, in one statement.
-_CLOSE_TASKS = (
-    update(_TASK)
-    .where(
-        _TASK.c.org_id == bindparam("b_org"),
-        _TASK.c.document_id == bindparam("b_document"),
-        _TASK.c.state == bindparam("b_state"),
-        _TASK.c.status == TaskStatus.OPEN,
-    )
-    .values(
-        status=case(
-            (
-                _TASK.c.assignee_id.in_((bindparam("b_actor"), bindparam("b_authority"))),
-                TaskStatus.COMPLETED,
-            ),
-            else_=TaskStatus.CANCELLED,
-        ),
-        completed_at=bindparam("completed_at"),
-        completed_by=bindparam("completed_by"),
-    )
-)
 
 
 @dataclass(frozen=True)
@@ -221,40 +181,31 @@ def _transition_in(
         "chain_seq": decision["seq"],
         "chain_hash": decision["hash"],
     }
-    conn = session.connection()
-    moved = conn.execute(
-        _ADVANCE,
-        {
-            "b_org": actor.org_id,
-            "b_id": doc.id,
-            "b_from": doc.state,
-            "b_row_version": doc.row_version,
-            **advanced,
+    seq = decision["seq"]
+    tasks = task_rows(doc, graph, plan.tasks, now, lead_of(actor))
+    written = write_decision(
+        session.connection(),
+        advance={
+            **{k: v for k, v in advanced.items() if k not in ("state_entered_at", "updated_at")},
+            "now": now,
+            "org": actor.org_id,
+            "document": doc.id,
+            "from_state": doc.state,
+            "seen_row_version": doc.row_version,
         },
+        # Under cover, the delegator's task is completed (by the delegate) too, and so
+        # is a task handed to the delegate, whose work it was.
+        close={"actor": actor.member_id, "authority": plan.authority.authority_member},
+        decision=decision,
+        tasks=tasks,
+        events=event_rows(actor.org_id, outbox_events(doc, plan, actor, seq), now),
     )
-    if moved.rowcount != 1:
-        current = conn.scalar(
+    if not written:
+        current = session.connection().scalar(
             select(_DOC.c.state).where(_DOC.c.org_id == actor.org_id, _DOC.c.id == doc.id)
         )
         raise engine.TransitionRefused("stale_state", seen=seen_state, current=current)
-    conn.execute(
-        _CLOSE_TASKS,
-        {
-            "b_org": actor.org_id,
-            "b_document": doc.id,
-            "b_state": doc.state,
-            # Under cover, the delegator's task is completed (by the delegate) too, and
-            # so is a task handed to the delegate, whose work it was.
-            "b_actor": actor.member_id,
-            "b_authority": plan.authority.authority_member,
-            "completed_at": now,
-            "completed_by": actor.member_id,
-        },
-    )
-    conn.execute(insert(_DECISION), decision)
-    opened = open_tasks(session, doc, graph, plan.tasks, now, lead_of(actor))
-    seq = decision["seq"]
-    add_events(session, outbox_events(doc, plan, actor, seq))
+    opened = len(tasks)
     uow.after_commit(lambda: outbox.nudge(actor.org_id))
     return Moved(document_view_in(session, loaded.changed(**advanced)), seq, opened)
 
@@ -319,6 +270,26 @@ def open_tasks(
     for it (``domain.deadlines``); returns how many. ``level`` and ``via``: tasks the
     sweep opens above a step's own approvers (an escalation, a reassignment); ``ids``
     receives the new tasks' ids (the decision's own path needs none, and reads none)."""
+    rows = task_rows(doc, graph, plans, now, lead, level=level, via=via)
+    if rows and ids is not None:
+        ids.extend(session.connection().scalars(insert(_TASK).returning(_TASK.c.id), rows))
+    elif rows:
+        session.connection().execute(insert(_TASK), rows)
+    return len(rows)
+
+
+def task_rows(
+    doc: DocumentRecord,
+    graph: Graph,
+    plans: tuple[engine.TaskPlan, ...],
+    now: datetime,
+    lead: timedelta | None,
+    *,
+    level: int = 0,
+    via: str | None = None,
+) -> list[dict[str, Any]]:
+    """The rows of the planned tasks (``open_tasks``), each with the moment the deadline
+    sweep first has work for it."""
     rows = []
     for plan in plans:
         escalated = {m for m, _gap in plan.escalated}
@@ -343,11 +314,7 @@ def open_tasks(
                     "sweep_at": sweep_at,
                 }
             )
-    if rows and ids is not None:
-        ids.extend(session.connection().scalars(insert(_TASK).returning(_TASK.c.id), rows))
-    elif rows:
-        session.connection().execute(insert(_TASK), rows)
-    return len(rows)
+    return rows
 
 
 def outbox_events(

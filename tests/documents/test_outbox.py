@@ -90,13 +90,13 @@ def test_a_failed_delivery_is_recorded_and_retried_until_it_succeeds(people, req
 def test_a_transition_that_fails_after_writing_its_events_leaves_no_trace(people, monkeypatch):
     siti = people("siti")
     doc = _claim(siti)
-    write = outbox.add_events
+    write = transitions.write_decision
 
     def write_then_fail(*args, **kwargs):
-        write(*args, **kwargs)
+        assert write(*args, **kwargs)  # the decision, its tasks and its events written
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr(transitions, "add_events", write_then_fail)
+    monkeypatch.setattr(transitions, "write_decision", write_then_fail)
     with pytest.raises(RuntimeError):
         transitions.transition_document(siti, doc.reference, "submit", seen_state="draft")
 

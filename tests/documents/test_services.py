@@ -16,7 +16,6 @@ from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import DBAPIError
 
 from portal.accounts import queries as account_queries
-from portal.core import outbox
 from portal.core.clock import clock
 from portal.core.db import db, rows_changed
 from portal.core.outbox import OutboxEvent
@@ -505,13 +504,13 @@ def test_a_transition_that_fails_after_writing_rolls_back_whole(people, globex, 
     siti = people("siti")
     draft = _claim(siti)
     before = _state_of(siti.org_id, draft)
-    write = outbox.add_events
+    write = transitions.write_decision
 
     def write_then_fail(*args, **kwargs):
-        write(*args, **kwargs)
+        assert write(*args, **kwargs)
         raise RuntimeError("the connection dropped")
 
-    monkeypatch.setattr(transitions, "add_events", write_then_fail)
+    monkeypatch.setattr(transitions, "write_decision", write_then_fail)
     with pytest.raises(RuntimeError):
         transitions.transition_document(siti, draft.reference, "submit", seen_state="draft")
 

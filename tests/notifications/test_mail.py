@@ -180,13 +180,13 @@ def test_a_rolled_back_transition_mails_nothing(app, people, mailbox, monkeypatc
     doc = documents.create_document(
         siti, kind="expense_claim", title="Hotel", amount=Decimal("320.00"), fields=CLAIM
     )
-    write = outbox.add_events
+    write = transitions.write_decision
 
     def write_then_fail(*args, **kwargs):
-        write(*args, **kwargs)
+        assert write(*args, **kwargs)
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr(transitions, "add_events", write_then_fail)
+    monkeypatch.setattr(transitions, "write_decision", write_then_fail)
     with pytest.raises(RuntimeError):
         transitions.transition_document(siti, doc.reference, "submit", seen_state="draft")
     assert deliver_mail(siti.org_id) == 0
