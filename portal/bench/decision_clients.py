@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from portal.bench.decision_world import AMOUNT, DecisionWorld, FlowSpec
+from portal.config import Settings
 from portal.domain.actor import Actor
 
 # A step: (the document's reference, who acts, the transition, the state seen).
@@ -24,6 +25,7 @@ Call = tuple[str, Actor, str, str]
 
 @dataclass(frozen=True)
 class ClientPlan:
+    settings: Settings
     index: int
     world: DecisionWorld
     flow: FlowSpec
@@ -53,10 +55,7 @@ def run_client(
 ) -> None:
     """The body of one client process (spawned: nothing inherited but the plan and the
     application factory, which the command passes down)."""
-    from portal.config import Settings
-
-    settings = replace(Settings.from_env(), embedded_worker=False, db_pool_size=1)
-    app = create_app(settings)
+    app = create_app(replace(plan.settings, embedded_worker=False, db_pool_size=1))
     phases: list[PhaseResult] = []
     try:
         with app.app_context():
@@ -76,8 +75,9 @@ def run_client(
                 barrier.wait()
         results.put(ClientResult(plan.index, phases))
     except BaseException as failed:
-        barrier.abort()
+        # The report first: the lead stops everyone as soon as the barrier breaks.
         results.put(ClientResult(plan.index, phases, f"{type(failed).__name__}: {failed}"))
+        barrier.abort()
 
 
 def _timed(act: Callable[[Call], None], calls: list[Call]) -> PhaseResult:
@@ -158,11 +158,15 @@ def _http_caller(plan: ClientPlan) -> Callable[[Call], None]:
     def act(call: Call) -> None:
         reference, actor, transition, seen = call
         web, token = sessions[actor.member_id]
+        # A browser follows the redirect, whose page takes the "Done" notice back out of
+        # the session: keep the session as it was, or each notice would grow it.
+        kept = web.cookies.copy()
         answer = web.post(
             f"{base}/o/{slug}/documents/{reference}/transition",
             data={"transition": transition, "seen_state": seen, "csrf_token": token},
             allow_redirects=False,
         )
+        web.cookies = kept
         if answer.status_code != 302:
             raise RuntimeError(f"{reference} {transition}: HTTP {answer.status_code}")
 

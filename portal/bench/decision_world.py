@@ -160,11 +160,10 @@ def multiply_history(owner_url: str, org_id: int, state: str, copies: int) -> in
         return 0
     engine = create_engine(owner_url, poolclass=pool.NullPool)
     try:
+        if engine.dialect.name != "postgresql":
+            raise ValueError("history is multiplied on PostgreSQL only")
         with engine.begin() as conn:
-            if conn.dialect.name == "postgresql":
-                conn.execute(
-                    text("SELECT set_config('app.current_org', :o, true)"), {"o": str(org_id)}
-                )
+            conn.execute(text("SELECT set_config('app.current_org', :o, true)"), {"o": str(org_id)})
             return _copy(conn, {"o": org_id, "state": state, "k": copies})
     finally:
         engine.dispose()
@@ -188,35 +187,25 @@ _TASK_COLUMNS = (
     "state, assignee_id, via, transitions, band_floor, due_at, status, completed_at,"
     " completed_by, created_at, level"
 )
-# Copy number g of original o is o's reference with "-H<g>"; the series is written as a
-# recursive query so that SQLite runs it too.
-_SERIES = "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < :k) "
-_ORIGINALS = (
-    "FROM document o CROSS JOIN g"
-    " WHERE o.org_id = :o AND o.state = :state AND o.reference NOT LIKE '%-H%'"
-)
-_PAIRS = (
-    "FROM document o CROSS JOIN g JOIN document n"
-    " ON n.org_id = o.org_id AND n.reference = o.reference || '-H' || g.n"
+# Copy number g of original o gets a new id from the sequence up front, so that its
+# decisions and tasks join on the original's id (a handful of rows), never on the
+# copies: one statement, planned well whatever the statistics know of the copies.
+_COPY = (
+    "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < :k),"  # noqa: S608
+    " src AS (SELECT o.id AS old_id, nextval('document_id_seq') AS new_id,"
+    " o.reference || '-H' || g.n AS new_reference, o.* FROM document o CROSS JOIN g"
+    " WHERE o.org_id = :o AND o.state = :state AND o.reference NOT LIKE '%-H%'),"
+    f" docs AS (INSERT INTO document (id, reference, {_DOCUMENT_COLUMNS})"
+    f" SELECT new_id, new_reference, {_columns('src', _DOCUMENT_COLUMNS)} FROM src),"
+    f" decisions AS (INSERT INTO decision (org_id, document_id, {_DECISION_COLUMNS})"
+    f" SELECT src.org_id, src.new_id, {_columns('c', _DECISION_COLUMNS)} FROM src"
+    " JOIN decision c ON c.org_id = src.org_id AND c.document_id = src.old_id),"
+    f" tasks AS (INSERT INTO task (org_id, document_id, {_TASK_COLUMNS})"
+    f" SELECT src.org_id, src.new_id, {_columns('c', _TASK_COLUMNS)} FROM src"
+    " JOIN task c ON c.org_id = src.org_id AND c.document_id = src.old_id)"
+    " SELECT count(*) FROM src"
 )
 
 
 def _copy(conn: Any, params: dict[str, Any]) -> int:
-    made = conn.execute(
-        text(
-            f"INSERT INTO document (reference, {_DOCUMENT_COLUMNS}) {_SERIES}"
-            f" SELECT o.reference || '-H' || g.n, {_columns('o', _DOCUMENT_COLUMNS)} {_ORIGINALS}"
-        ),
-        params,
-    ).rowcount
-    for table, columns in (("decision", _DECISION_COLUMNS), ("task", _TASK_COLUMNS)):
-        conn.execute(
-            text(
-                f"INSERT INTO {table} (org_id, document_id, {columns}) {_SERIES}"
-                f" SELECT n.org_id, n.id, {_columns('c', columns)} {_PAIRS}"
-                f" JOIN {table} c ON c.org_id = o.org_id AND c.document_id = o.id"
-                " WHERE o.org_id = :o AND o.state = :state AND o.reference NOT LIKE '%-H%'"
-            ),
-            params,
-        )
-    return int(made)
+    return int(conn.scalar(text(_COPY), params))

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-import os
 import signal
 import socket
 import subprocess
@@ -42,6 +41,8 @@ from portal.bench.decision_world import (
     multiply_history,
 )
 from portal.bench.plans import Explained, captured, explain
+from portal.bench.worker_processes import worker_environment
+from portal.config import Settings
 from portal.core.db import db
 
 WARM_UP = 10  # documents per client taken through every step before the clock starts
@@ -97,13 +98,13 @@ class Figures:
 
 
 def bench_decisions(
+    settings: Settings,
     *,
     clients: int,
     documents: int,
     history: int,
     http: bool,
     expense_claim: bool,
-    owner_url: str,
     create_app: Callable[[Any], Any],
     plans: bool = False,
     progress: Callable[[str], None] = print,
@@ -111,13 +112,18 @@ def bench_decisions(
     """Build the world, run the three phases with ``clients`` processes sharing
     ``documents``, count round trips, remove the world. ``history``: the organization
     holds that many times ``documents`` finished documents before the clock starts."""
+    if clients > 1 and settings.database_url.startswith("sqlite"):
+        # Each SQLite transaction starts as a reader; two that both go on to write make
+        # one fail at once ("database is locked"): SQLite serves one writing process.
+        raise ValueError("SQLite serves one writing client: use --clients 1, or PostgreSQL")
     flow = EXPENSE_CLAIM if expense_claim else THREE_STEP
+    owner_url = settings.migrate_database_url
     progress("building a benchmark organization …")
     world = build_decision_world()
-    server = _start_gunicorn() if http else None
+    server = _start_gunicorn(settings) if http else None
     try:
         phases, held = _run(
-            world, flow, clients, documents, history, server, owner_url, create_app, progress
+            settings, world, flow, (clients, documents, history), server, create_app, progress
         )
         progress("counting round trips …")
         trips = _round_trips(world, flow)
@@ -130,16 +136,16 @@ def bench_decisions(
 
 
 def _run(
+    settings: Settings,
     world: DecisionWorld,
     flow: FlowSpec,
-    clients: int,
-    documents: int,
-    history: int,
+    sizes: tuple[int, int, int],
     server: tuple[subprocess.Popen[bytes], str] | None,
-    owner_url: str,
     create_app: Callable[[Any], Any],
     progress: Callable[[str], None],
 ) -> tuple[tuple[Phase, ...], int]:
+    clients, documents, history = sizes
+    owner_url = settings.migrate_database_url
     spawn = multiprocessing.get_context("spawn")
     barrier = spawn.Barrier(clients + 1)
     results = spawn.Queue()
@@ -150,6 +156,7 @@ def _run(
             target=run_client,
             args=(
                 ClientPlan(
+                    settings,
                     i,
                     world,
                     flow,
@@ -188,9 +195,10 @@ def _run(
             after = probes.cpu_seconds(backends), probes.cpu_seconds(web)
             samples.append((name, after[0] - before[0], after[1] - before[1]))
     except Exception:
+        failure = _failure(results)
         for process in processes:
             process.kill()
-        raise _failure(results) from None
+        raise failure from None
     finished: list[ClientResult] = [results.get(timeout=600) for _ in processes]
     for process in processes:
         process.join()
@@ -252,11 +260,17 @@ def _round_trips(world: DecisionWorld, flow: FlowSpec) -> dict[str, float]:
     return {label: trips.per_call(label) for label in trips.calls if not label.startswith("warm")}
 
 
+class _Undone(Exception):
+    """Rolls the explained decision back, so that its statements can be run again."""
+
+
 def _plans(world: DecisionWorld, flow: FlowSpec) -> tuple[Explained, ...]:
     """The generic plans of the statements of one decision (the first approval), over
-    the organization as the phases left it."""
+    the organization as the phases left it: the decision is taken and rolled back, then
+    each of its statements is run again (and rolled back) under EXPLAIN."""
+    from portal.core.uow import unit_of_work_for
     from portal.documents import services as documents
-    from portal.documents.transitions import transition_document
+    from portal.documents.transitions import transition_document, transition_in
 
     assert db.engine is not None
     requester = world.requesters[0]
@@ -265,10 +279,13 @@ def _plans(world: DecisionWorld, flow: FlowSpec) -> tuple[Explained, ...]:
     )
     (submit, draft, _role), (transition, seen, role) = flow.steps[:2]
     transition_document(requester, doc.reference, submit, seen_state=draft)
-    with captured(db.engine) as statements:
-        transition_document(
-            world.decider(role, requester), doc.reference, transition, seen_state=seen
-        )
+    actor = world.decider(role, requester)
+    try:
+        with captured(db.engine) as statements, unit_of_work_for(actor) as uow:
+            transition_in(uow, actor, doc.reference, transition, seen_state=seen)
+            raise _Undone
+    except _Undone:
+        pass
     return tuple(explain(db.engine, world.org_id, statements, _chooses_a_plan))
 
 
@@ -283,13 +300,16 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _start_gunicorn() -> tuple[subprocess.Popen[bytes], str]:
-    """gunicorn with two sync workers on a free loopback port, this process's settings,
+def _start_gunicorn(settings: Settings) -> tuple[subprocess.Popen[bytes], str]:
+    """gunicorn with two sync workers on a free loopback port, the benchmark's settings,
     no worker of its own and no access log; returns it and its address."""
     import requests
 
     port = _free_port()
-    env = {**os.environ, "PORTAL_EMBEDDED_WORKER": "0"}
+    env = {
+        **worker_environment(settings, settings.instance_dir),
+        "PORTAL_EMBEDDED_WORKER": "0",
+    }
     server = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
         [
             sys.executable,
@@ -308,9 +328,9 @@ def _start_gunicorn() -> tuple[subprocess.Popen[bytes], str]:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            if requests.get(f"{address}/healthz", timeout=2).status_code == 200:
+            if requests.get(f"{address}/healthz", timeout=10).status_code == 200:
                 return server, address
-        except requests.ConnectionError:
+        except requests.RequestException:  # not listening yet, or its workers still booting
             time.sleep(0.2)
     _stop(server)
     raise RuntimeError("gunicorn did not start within a minute")

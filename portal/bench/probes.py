@@ -47,7 +47,8 @@ def child_pids(parent: int) -> list[int]:
 
 
 def backend_pids(engine: Engine) -> list[int]:
-    """The PostgreSQL backends serving this database (every client's, not this one's),
+    """The PostgreSQL backends serving this database's clients (not this one, and not
+    autovacuum's workers, whose work is PostgreSQL's own),
     when the server runs on this machine; else none (``/proc`` cannot see them)."""
     if engine.dialect.name != "postgresql":
         return []
@@ -56,6 +57,7 @@ def backend_pids(engine: Engine) -> list[int]:
             text(
                 "SELECT pid FROM pg_stat_activity"
                 " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                " AND backend_type = 'client backend'"
             )
         ).all()
     return [pid for pid in pids if Path(f"/proc/{pid}/stat").exists()]

@@ -74,17 +74,20 @@ def bench_decisions_command(
     settings = _bench_settings()
     app = _bench_app(settings)
     with app.app_context():
-        figures = bench_decisions(
-            clients=clients,
-            documents=max(documents, clients),
-            history=history,
-            http=http,
-            expense_claim=expense_claim,
-            owner_url=settings.migrate_database_url,
-            create_app=create_app,
-            plans=explain,
-            progress=click.echo,
-        )
+        try:
+            figures = bench_decisions(
+                settings,
+                clients=clients,
+                documents=max(documents, clients),
+                history=history,
+                http=http,
+                expense_claim=expense_claim,
+                create_app=create_app,
+                plans=explain,
+                progress=click.echo,
+            )
+        except ValueError as refused:
+            raise click.UsageError(str(refused)) from None
     for line in report(figures):
         click.echo(line)
 

@@ -157,6 +157,15 @@ class Task(TenantScoped, CreatedAt, Base):
             sqlite_where=text("status = 'open'"),
         ),
         Index("ix_task_document", "org_id", "document_id", "state"),
+        # A decision closes the open tasks of its document in the state it leaves.
+        Index(
+            "ix_task_open_by_document",
+            "org_id",
+            "document_id",
+            "state",
+            postgresql_where=text("status = 'open'"),
+            sqlite_where=text("status = 'open'"),
+        ),
         # The deadline sweep: open tasks with work due, across organizations (the
         # planner, in the operator's scope) and within one (the claim).
         Index(
