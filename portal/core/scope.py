@@ -67,10 +67,18 @@ def _set_database_tenant(session: Session, _txn: Any, connection: Connection) ->
     # The driver would send its BEGIN on its own, a round trip before the settings; sent
     # together, the driver finds its transaction open and sends none.
     query = psql.SQL(_BEGIN_SCOPED).format(**{k: psql.Literal(v) for k, v in values.items()})
-    result = driver.pgconn.exec_(query.as_bytes(driver))
-    if result.status != pq.ExecStatus.TUPLES_OK:
+    try:
+        result = driver.pgconn.exec_(query.as_bytes(driver))
+        failed = result.status != pq.ExecStatus.TUPLES_OK
+        message = result.error_message
+    except psycopg.Error as error:  # the connection itself is gone
+        failed, message = True, str(error).encode()
+    if failed:
+        # Sent past the driver, so the pool never saw the error: drop the connection,
+        # or the next unit of work would be handed the same broken one.
+        connection.invalidate()
         raise psycopg.OperationalError(
-            (result.error_message or b"could not begin the transaction").decode(errors="replace")
+            (message or b"could not begin the transaction").decode(errors="replace")
         )
 
 

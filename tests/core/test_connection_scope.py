@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import psycopg
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import create_engine, select, text
 
 from portal.accounts.models import Organization
 from portal.core.db import db
@@ -79,3 +80,56 @@ def test_a_unit_of_work_inside_another_keeps_to_its_own_transaction(committed):
     assert inner_connection is not outer_connection
     if db.dialect == "postgresql":
         assert (outer_org, inner_org) == ("1", "2")
+
+
+def _one_connection_pool() -> None:
+    """Let the pool start over, so the next units of work share one connection."""
+    assert db.engine is not None
+    db.engine.dispose()
+
+
+def _terminate(backend, pid: int) -> None:
+    admin = create_engine(backend.admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+    admin.dispose()
+
+
+def test_a_connection_the_server_dropped_is_replaced_never_handed_out_twice(backend, committed):
+    if not backend.postgres:
+        pytest.skip("a server that drops connections: PostgreSQL")
+    _one_connection_pool()
+    with unit_of_work(1) as first:
+        pid = first.session.execute(text("SELECT pg_backend_pid()")).scalar_one()
+    _terminate(backend, pid)
+
+    # Back in the pool a moment ago, so not pinged: the unit of work that draws it fails
+    # at its first message, and the pool lets the connection go.
+    with (
+        pytest.raises(psycopg.OperationalError, match=r"(?i)terminat|closed|connection"),
+        unit_of_work(1) as broken,
+    ):
+        broken.session.execute(text("SELECT 1"))
+    with unit_of_work(1) as after:
+        assert after.session.execute(text("SELECT pg_backend_pid()")).scalar_one() != pid
+        assert (
+            after.session.execute(text("SELECT current_setting('app.current_org')")).scalar_one()
+            == "1"
+        )
+
+
+def test_a_connection_idle_past_the_ping_is_checked_before_it_is_handed_out(
+    backend, committed, monkeypatch
+):
+    if not backend.postgres:
+        pytest.skip("a server that drops connections: PostgreSQL")
+    from portal.core import db as db_module
+
+    _one_connection_pool()
+    with unit_of_work(1) as first:
+        pid = first.session.execute(text("SELECT pg_backend_pid()")).scalar_one()
+    _terminate(backend, pid)
+    monkeypatch.setattr(db_module, "IDLE_BEFORE_PING", 0.0)  # as if a second had passed
+
+    with unit_of_work(1) as after:  # the ping found it dead: a fresh one, no error
+        assert after.session.execute(text("SELECT pg_backend_pid()")).scalar_one() != pid
