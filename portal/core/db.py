@@ -8,7 +8,6 @@ new row is stamped with it. PostgreSQL row-level security is the second (``core.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -30,7 +29,6 @@ from sqlalchemy import (
     event,
 )
 from sqlalchemy.engine import Connection, CursorResult, Engine, Result
-from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import (
     DeclarativeBase,
     Mapped,
@@ -46,6 +44,7 @@ from sqlalchemy.types import TypeDecorator
 
 from portal.core import scope as _scope  # noqa: F401 - sets row-level security's scope
 from portal.core.money_column import Money
+from portal.core.pool_ping import ping_when_idle
 from portal.domain.errors import DomainError
 
 # No row id lies outside BIGINT: one from a request that does is no row's, and the
@@ -264,32 +263,8 @@ def make_engine(url: str, *, pool_size: int = 5, **kwargs: Any) -> Engine:
         connect_args=connect_args,
         **kwargs,
     )
-    event.listen(engine, "checkout", _ping_if_idle)
-    event.listen(engine, "checkin", _note_checkin)
+    ping_when_idle(engine)
     return engine
-
-
-# A pooled connection idle for longer than this is pinged before it is handed out; one
-# back from work a moment ago is not: under load that saves every unit of work a round
-# trip, and a connection the server dropped while idle is still replaced unseen.
-IDLE_BEFORE_PING = 1.0
-
-
-def _note_checkin(_dbapi_connection: Any, record: Any) -> None:
-    if record is not None:
-        record.info["checked_in_at"] = time.monotonic()
-
-
-def _ping_if_idle(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
-    """The pool's pessimistic liveness check, for idle connections only: a failed ping
-    makes the pool discard the connection and hand out a new one."""
-    returned = record.info.get("checked_in_at")
-    if returned is None or time.monotonic() - returned < IDLE_BEFORE_PING:
-        return  # new, or busy a moment ago
-    try:
-        dbapi_connection.execute("")  # an empty query: one round trip, no parse, no plan
-    except Exception as dead:
-        raise DisconnectionError() from dead
 
 
 class _ConnectionScope:

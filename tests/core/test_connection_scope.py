@@ -123,13 +123,13 @@ def test_a_connection_idle_past_the_ping_is_checked_before_it_is_handed_out(
 ):
     if not backend.postgres:
         pytest.skip("a server that drops connections: PostgreSQL")
-    from portal.core import db as db_module
+    from portal.core import pool_ping
 
     _one_connection_pool()
     with unit_of_work(1) as first:
         pid = first.session.execute(text("SELECT pg_backend_pid()")).scalar_one()
     _terminate(backend, pid)
-    monkeypatch.setattr(db_module, "IDLE_BEFORE_PING", 0.0)  # as if a second had passed
+    monkeypatch.setattr(pool_ping, "IDLE_BEFORE_PING", 0.0)  # as if a second had passed
 
     with unit_of_work(1) as after:  # the ping found it dead: a fresh one, no error
         assert after.session.execute(text("SELECT pg_backend_pid()")).scalar_one() != pid
