@@ -64,6 +64,10 @@ def _set_database_tenant(session: Session, _txn: Any, connection: Connection) ->
         # Inside a transaction already (a test's, rolled back around it): settings only.
         connection.execute(_SET_SCOPE, values)
         return
+    if driver.isolation_level is not None or driver.read_only is not None:
+        # A BEGIN of the driver's own would carry these: let it send it.
+        connection.execute(_SET_SCOPE, values)
+        return
     # The driver would send its BEGIN on its own, a round trip before the settings; sent
     # together, the driver finds its transaction open and sends none.
     query = psql.SQL(_BEGIN_SCOPED).format(**{k: psql.Literal(v) for k, v in values.items()})
