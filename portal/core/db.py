@@ -8,9 +8,8 @@ new row is stamped with it. PostgreSQL row-level security is the second (``core.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -43,6 +42,7 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.types import TypeDecorator
 
 from portal.core import scope as _scope  # noqa: F401 - sets row-level security's scope
+from portal.core.connection_scope import connection_scope, current_scope
 from portal.core.money_column import Money
 from portal.core.pool_ping import ping_when_idle
 from portal.domain.errors import DomainError
@@ -267,26 +267,6 @@ def make_engine(url: str, *, pool_size: int = 5, **kwargs: Any) -> Engine:
     return engine
 
 
-class _ConnectionScope:
-    def __init__(self) -> None:
-        self._connection: Connection | None = None
-
-    def connection(self, engine: Engine) -> Connection:
-        if self._connection is None or self._connection.closed or self._connection.invalidated:
-            self._connection = engine.connect()
-        return self._connection
-
-    def close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
-
-
-_connection_scope: ContextVar[_ConnectionScope | None] = ContextVar(
-    "connection_scope", default=None
-)
-
-
 class Database:
     """Holds the engine and the session factory for this process.
 
@@ -320,10 +300,18 @@ class Database:
     def new_session(self) -> Session:
         if self._factory is None:
             raise RuntimeError("the database is not configured; call create_app() first")
-        scope, engine = _connection_scope.get(), self.engine
+        scope, engine = current_scope(), self.engine
         bound_to_engine = self._factory.kw.get("bind") is engine
         if scope is not None and engine is not None and bound_to_engine:
             connection = scope.connection(engine)
+            if scope.carried and connection.in_transaction():
+                # The first unit of work after a carried read takes its transaction
+                # over (and gives it its own settings, ``core.scope``): its commit or
+                # rollback ends it.
+                scope.carried = False
+                return Session(
+                    bind=connection, expire_on_commit=False, join_transaction_mode="control_fully"
+                )
             # A unit of work opened inside another (the scope's connection is busy)
             # takes a connection of its own, as it would without the scope: it must
             # neither join the outer transaction nor reset its tenant.
@@ -331,24 +319,33 @@ class Database:
                 return Session(bind=connection, expire_on_commit=False)
         return self._factory()
 
+    def carryable_connection(self) -> Connection | None:
+        """In a request's scope, on the engine, with no transaction open: its
+        connection, on which a read may begin a transaction to carry (``carry``). None
+        otherwise (a test's pinned connection, a worker, the CLI)."""
+        scope, engine = current_scope(), self.engine
+        if scope is None or engine is None or self._factory is None:
+            return None
+        if self._factory.kw.get("bind") is not engine:
+            return None
+        connection = scope.connection(engine)
+        return None if connection.in_transaction() else connection
+
+    def carry(self) -> None:
+        """Leave the transaction open on the scope's connection for the next unit of
+        work to take over (``new_session``)."""
+        scope = current_scope()
+        if scope is None:
+            raise RuntimeError("only a request's scope carries a transaction")
+        scope.carried = True
+
     def serving_request(self) -> bool:
         """Whether this context serves a web request (inside ``connection_scope``)."""
-        return _connection_scope.get() is not None
+        return current_scope() is not None
 
-    @contextmanager
-    def connection_scope(self) -> Iterator[None]:
-        """Within this block every unit of work runs on one pooled connection, taken on
-        first use: a web request's several units of work (its user, its page, its
-        badges) each stay their own transaction but pay the pool checkout and its
-        liveness ping once. Row-level security's settings are transaction-local, so
-        nothing carries from one unit of work to the next."""
-        scope = _ConnectionScope()
-        token = _connection_scope.set(scope)
-        try:
-            yield
-        finally:
-            _connection_scope.reset(token)
-            scope.close()
+    def connection_scope(self) -> AbstractContextManager[None]:
+        """One pooled connection for every unit of work within (``core.connection_scope``)."""
+        return connection_scope()
 
     @property
     def dialect(self) -> str:

@@ -36,7 +36,9 @@ _BEGIN_SCOPED = (
 )
 
 
-def _scope_values(info: dict[str, Any]) -> dict[str, str]:
+def scope_values(info: dict[str, Any]) -> dict[str, str]:
+    """The four settings for a unit of work's ``session.info`` (or the same keys)."""
+
     def text_of(key: str) -> str:
         value = info.get(key)
         return "" if value is None else str(value)
@@ -51,17 +53,23 @@ def _scope_values(info: dict[str, Any]) -> dict[str, str]:
 
 @event.listens_for(Session, "after_begin")
 def _set_database_tenant(session: Session, _txn: Any, connection: Connection) -> None:
+    # A savepoint inherits its transaction's settings: nothing to set again.
+    if _txn.nested:
+        return
+    begin_scoped(connection, scope_values(session.info))
+
+
+def begin_scoped(connection: Connection, values: dict[str, str]) -> None:
+    """Give the transaction starting (or, when one is open already, going on) on
+    ``connection`` the settings ``values`` (``scope_values``)."""
     # psycopg cannot bind parameters into SET LOCAL; set_config(..., true) is the
     # transaction-local equivalent, so a pooled connection forgets it at commit.
     if connection.dialect.name != "postgresql":
         return
-    # A savepoint inherits its transaction's settings: nothing to set again.
-    if _txn.nested:
-        return
-    values = _scope_values(session.info)
     driver = connection.connection.driver_connection
     if driver is None or driver.pgconn.transaction_status != pq.TransactionStatus.IDLE:
-        # Inside a transaction already (a test's, rolled back around it): settings only.
+        # Inside a transaction already (a test's, rolled back around it, or the one a
+        # web request's user was read in): settings only.
         connection.execute(_SET_SCOPE, values)
         return
     if driver.isolation_level is not None or driver.read_only is not None:
@@ -95,4 +103,4 @@ def rescope(session: Session, *, user_id: int | None = None, email: str | None =
     if email is not None:
         session.info["email"] = email
     if session.connection().dialect.name == "postgresql":
-        session.connection().execute(_SET_SCOPE, _scope_values(session.info))
+        session.connection().execute(_SET_SCOPE, scope_values(session.info))

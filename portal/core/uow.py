@@ -17,9 +17,11 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from portal.core.db import db
+from portal.core.scope import begin_scoped, scope_values
 
 
 @dataclass
@@ -75,6 +77,28 @@ def platform_work(*, user_id: int | None = None, email: str | None = None) -> It
     (``email``). Row-level security shows it that account and nothing else."""
     with unit_of_work(None, user_id=user_id, email=email) as uow:
         yield uow
+
+
+@contextmanager
+def carried_read(*, user_id: int) -> Iterator[Connection]:
+    """A read about the signed-in account (``platform_work``'s scope) whose transaction,
+    in a web request, is not ended but carried into the request's next unit of work,
+    which takes it over with its own settings: reading the user and then the page is
+    one transaction. For reads only — nothing written here would be committed unless
+    that next unit of work commits. Elsewhere, a ``platform_work`` of its own."""
+    connection = db.carryable_connection()
+    if connection is None:
+        with platform_work(user_id=user_id) as uow:
+            yield uow.session.connection()
+        return
+    transaction = connection.begin()
+    try:
+        begin_scoped(connection, scope_values({"user_id": user_id}))
+        yield connection
+    except BaseException:
+        transaction.rollback()
+        raise
+    db.carry()
 
 
 class OperatorInWebRequest(RuntimeError):

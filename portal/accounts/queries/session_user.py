@@ -11,7 +11,7 @@ from sqlalchemy import bindparam, select
 
 from portal.accounts.models import Credential, Membership, Organization, User
 from portal.core.db import table_of
-from portal.core.uow import platform_work
+from portal.core.uow import carried_read, platform_work
 from portal.domain.actor import Actor
 
 _MEMBER = table_of(Membership)
@@ -118,8 +118,9 @@ def _membership(row: Any) -> MyMembership:
 def load_session_user(user_id: int, session_version: int) -> SessionUserRow | None:
     """The user behind a session cookie, if the session is still valid on the server,
     with their active memberships."""
-    with platform_work(user_id=user_id) as uow:
-        rows = list(uow.session.connection().execute(_SESSION_USER, {"user": user_id}))
+    # In a web request, the transaction goes on into the request's unit of work.
+    with carried_read(user_id=user_id) as connection:
+        rows = list(connection.execute(_SESSION_USER, {"user": user_id}))
     if not rows or not rows[0].active or rows[0].session_version != session_version:
         return None
     user = rows[0]
