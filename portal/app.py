@@ -73,8 +73,7 @@ def create_app(settings: Settings | None = None) -> Flask:
 def _register_web(app: Flask, settings: Settings) -> None:
     """The shared web glue, with the features it serves wired in: ``web/`` knows none."""
     from portal.accounts import queries as accounts
-    from portal.inbox.queries import count_waiting
-    from portal.notifications.queries import count_unread_notifications
+    from portal.inbox.queries import nav_badges
     from portal.web.auth import init_auth
     from portal.web.connection import init_request_connection
     from portal.web.errors import init_errors
@@ -102,7 +101,8 @@ def _register_web(app: Flask, settings: Settings) -> None:
     init_nav(
         app,
         my_organizations=accounts.list_my_organizations,
-        badges={"inbox_count": count_waiting, "unread_count": count_unread_notifications},
+        badges=("inbox_count", "unread_count"),
+        count_badges=nav_badges,
     )
 
 

@@ -219,9 +219,22 @@ def count_waiting(actor: Actor) -> int:
     if actor.member_id is None:
         return 0
     with unit_of_work_for(actor) as uow:
-        s = uow.session
-        tasks = _count_open_tasks_in(s.connection(), actor)
-        return tasks + count_next_steps_in(s, actor.org_id, actor.member_id)
+        return _waiting_in(uow.session, actor)
+
+
+def nav_badges(actor: Actor) -> dict[str, int]:
+    """Both of the nav's badges in one unit of work, by the names templates call: the
+    inbox's (``count_waiting``) and the bell's unread notifications."""
+    with unit_of_work_for(actor) as uow:
+        waiting = 0 if actor.member_id is None else _waiting_in(uow.session, actor)
+        unread = count_unread_in(uow.session.connection(), actor)
+    return {"inbox_count": waiting, "unread_count": unread}
+
+
+def _waiting_in(session: Session, actor: Actor) -> int:
+    assert actor.member_id is not None
+    tasks = _count_open_tasks_in(session.connection(), actor)
+    return tasks + count_next_steps_in(session, actor.org_id, actor.member_id)
 
 
 def _count_open_tasks_in(connection: Connection, actor: Actor) -> int:

@@ -13,8 +13,8 @@ from flask_login import current_user
 
 from portal.domain.actor import Actor
 
-# A badge's number for the actor in their organization.
-CountBadge = Callable[[Actor], int]
+# Every badge's number for the actor in their organization, by badge name.
+CountBadges = Callable[[Actor], Mapping[str, int]]
 
 log = logging.getLogger(__name__)
 
@@ -23,11 +23,13 @@ def init_nav(
     app: Flask,
     *,
     my_organizations: Callable[[int], list[Any]],
-    badges: Mapping[str, CountBadge],
+    badges: tuple[str, ...],
+    count_badges: CountBadges,
 ) -> None:
     """``my_organizations(user_id)`` fills the switcher on pages outside an
-    organization; each of ``badges`` (by the name templates call, e.g. ``inbox_count``)
-    is counted at most once per request."""
+    organization; ``badges`` (by the names templates call, e.g. ``inbox_count``) are
+    counted together by ``count_badges``, at most once per request, in one
+    transaction."""
 
     @app.context_processor
     def _nav() -> dict[str, Any]:
@@ -39,22 +41,27 @@ def init_nav(
                 )
             return g.my_orgs
 
-        def badge(name: str, count: Callable[[Actor], int]) -> int | None:
-            """A nav badge's number in the current organization, counted once per request;
-            None outside an organization, and None (no badge) rather than a broken page
-            if the count cannot be had."""
+        def badge(name: str) -> int | None:
+            """A nav badge's number in the current organization, counted once per request
+            with the others; None outside an organization, and None (no badge) rather
+            than a broken page if the counts cannot be had."""
             if name not in g:
-                setattr(g, name, None)
+                missing = [other for other in badges if other not in g]
+                for other in missing:
+                    setattr(g, other, None)
                 actor = g.get("actor")
                 if actor is not None and current_user.is_authenticated:
                     try:
-                        setattr(g, name, count(actor))
+                        counted = count_badges(actor)
                     except Exception:  # a badge must never fail the page
-                        log.warning("%s unavailable", name, exc_info=True)
+                        log.warning("%s unavailable", ", ".join(missing), exc_info=True)
+                    else:
+                        for other in missing:
+                            setattr(g, other, counted.get(other))
             return g.get(name)
 
-        def counter(name: str, count: CountBadge) -> Callable[[], int | None]:
-            return lambda: badge(name, count)
+        def counter(name: str) -> Callable[[], int | None]:
+            return lambda: badge(name)
 
         # A page that counted a badge itself (the inbox does) leaves it in ``g``.
-        return {"my_orgs": my_orgs} | {name: counter(name, count) for name, count in badges.items()}
+        return {"my_orgs": my_orgs} | {name: counter(name) for name in badges}

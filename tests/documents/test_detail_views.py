@@ -198,7 +198,7 @@ def test_a_refused_decision_costs_the_page_no_more_transactions_than_viewing_it(
     app, people, monkeypatch
 ):
     """The decision and the page it shows are one transaction, like the page alone;
-    the nav's two badges are counted on either (the gap refusal once took four)."""
+    the nav's two badges are counted together on either (the gap refusal once took four)."""
     from portal.accounts import services as accounts
     from portal.domain.actor import SystemActor
 
@@ -215,7 +215,7 @@ def test_a_refused_decision_costs_the_page_no_more_transactions_than_viewing_it(
 
     viewed, viewing = _units_of_work(monkeypatch, lambda: browser.get(page))
     assert viewed.status_code == 200
-    assert viewing == 3  # the page, the inbox badge, the bell
+    assert viewing == 2  # the page, then the inbox badge and the bell together
 
     refused, refusing = _units_of_work(
         monkeypatch,
