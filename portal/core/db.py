@@ -326,7 +326,7 @@ class Database:
         scope, engine = current_scope(), self.engine
         if scope is None or engine is None or self._factory is None:
             return None
-        if self._factory.kw.get("bind") is not engine:
+        if self._factory.kw.get("bind") is not self.engine:  # pinned to a connection
             return None
         connection = scope.connection(engine)
         return None if connection.in_transaction() else connection

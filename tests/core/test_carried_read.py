@@ -71,7 +71,9 @@ def two(backend, committed) -> Iterator[Two]:
             amount=Decimal(5),
             fields=CLAIM_FIELDS,
         ).reference
-        yield Two(actors[0].user_id, email, actors[0], actors[1], *references, only)
+        yield Two(
+            actors[0].user_id, email, actors[0], actors[1], references[0], references[1], only
+        )
     finally:
         purge_organizations(backend.owner_url, slug_like=f"carry-{tag}-%", email_like=email)
 
@@ -128,14 +130,13 @@ def test_a_page_of_the_other_organization_is_found_only_under_its_own_name(app, 
 
 
 def _settings(connection) -> tuple[str, str]:
-    return tuple(  # type: ignore[return-value]
-        connection.execute(
-            text(
-                "SELECT current_setting('app.current_org', true),"
-                " current_setting('app.current_user', true)"
-            )
-        ).one()
-    )
+    org, user = connection.execute(
+        text(
+            "SELECT current_setting('app.current_org', true),"
+            " current_setting('app.current_user', true)"
+        )
+    ).one()
+    return org, user
 
 
 def test_the_next_unit_of_work_takes_the_read_over_with_its_own_organization(two, backend):
