@@ -20,13 +20,13 @@ from portal.accounts.queries import chart_version_of
 from portal.core.db import table_of
 from portal.deadlines.models import DeadlineEffect
 from portal.documents.access import DocumentRecord, VisibleDocument, record_of
-from portal.documents.transitions import DOCUMENT_TABLE, TASK_TABLE, TaskStatus
+from portal.documents.transitions import DOCUMENT_TABLE, OPEN_STATUS, TASK_TABLE
 
 _DOC = DOCUMENT_TABLE
 _TASK = TASK_TABLE
 _EFFECT = table_of(DeadlineEffect)
 
-_DUE = (_TASK.c.status == TaskStatus.OPEN) & (_TASK.c.sweep_at.is_not(None))
+_DUE = (_TASK.c.status == OPEN_STATUS) & (_TASK.c.sweep_at.is_not(None))
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ def open_tasks_of(session: Session, doc: DocumentRecord) -> list[DueTask]:
         .where(
             _TASK.c.org_id == doc.org_id,
             _TASK.c.document_id == doc.id,
-            _TASK.c.status == TaskStatus.OPEN,
+            _TASK.c.status == OPEN_STATUS,
         )
         .order_by(_TASK.c.id)
         .with_for_update(of=_TASK)

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection
 
 from portal.core.db import table_of
 from portal.core.outbox import OutboxEvent
-from portal.documents.models import Decision, Document, Task, TaskStatus
+from portal.documents.models import OPEN_STATUS, Decision, Document, Task, TaskStatus
 
 _DOC = table_of(Document)
 _TASK = table_of(Task)
@@ -138,7 +138,7 @@ _CLOSE_TASKS = (
         _TASK.c.org_id == bindparam("org"),
         _TASK.c.document_id == bindparam("document"),
         _TASK.c.state == bindparam("from_state"),
-        _TASK.c.status == TaskStatus.OPEN,
+        _TASK.c.status == OPEN_STATUS,
     )
     .values(
         status=case(

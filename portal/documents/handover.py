@@ -30,7 +30,7 @@ from portal.core.outbox import add_events
 from portal.core.uow import UnitOfWork, unit_of_work_for
 from portal.documents.access import DocumentRecord, facts_of, load_visible, standing_in
 from portal.documents.links import append_link
-from portal.documents.models import Document, Task, TaskStatus
+from portal.documents.models import OPEN_STATUS, Document, Task, TaskStatus
 from portal.documents.queries.deciders import steps_decided_in
 from portal.documents.queries.detail import DocumentDetail, document_detail_in
 from portal.domain import engine
@@ -65,7 +65,7 @@ _HOLDERS_TASK = (
         _TASK.c.document_id == bindparam("document"),
         _TASK.c.assignee_id == bindparam("member"),
         _TASK.c.state == bindparam("state"),
-        _TASK.c.status == TaskStatus.OPEN,
+        _TASK.c.status == OPEN_STATUS,
     )
     .order_by(_TASK.c.id)
     .limit(1)
@@ -75,7 +75,7 @@ _CANCEL = (
     .where(
         _TASK.c.org_id == bindparam("b_org"),
         _TASK.c.id == bindparam("b_id"),
-        _TASK.c.status == TaskStatus.OPEN,
+        _TASK.c.status == OPEN_STATUS,
     )
     .values(
         status=TaskStatus.CANCELLED,

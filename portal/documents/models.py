@@ -18,6 +18,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    literal_column,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
@@ -137,6 +138,14 @@ class TaskStatus:
     COMPLETED = "completed"
     CANCELLED = "cancelled"
     ALL = (OPEN, COMPLETED, CANCELLED)
+
+
+# ``status = 'open'`` with the constant in the SQL, not bound: the task table's partial
+# indexes carry that predicate, and PostgreSQL's generic plan for a prepared statement
+# (psycopg prepares after five uses) can use a partial index only when the query states
+# the same constant — with a parameter it falls back to an index that seeks on the
+# organization alone and walks every task in it.
+OPEN_STATUS = literal_column("'open'", String)
 
 
 class Task(TenantScoped, CreatedAt, Base):

@@ -35,6 +35,7 @@ from portal.documents.access import (
     principal_of,
 )
 from portal.documents.decision_write import write_decision
+from portal.documents.models import OPEN_STATUS as OPEN_STATUS
 from portal.documents.models import Decision, Document, Task, TaskStatus
 from portal.documents.queries.deciders import steps_decided_in
 from portal.documents.queries.detail import DocumentDetail, document_detail_in

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from portal.core.db import table_of
-from portal.documents.models import Document, Task, TaskStatus
+from portal.documents.models import OPEN_STATUS, Document, Task
 from portal.documents.queries.tasks import open_or_lent_counts_in
 from portal.domain.actor import Actor
 from portal.domain.graph import Graph, StateRole
@@ -48,7 +48,7 @@ def task_counts_in(
             ).where(
                 _TASK.c.org_id == org_id,
                 _TASK.c.assignee_id == member_id,
-                _TASK.c.status == TaskStatus.OPEN,
+                _TASK.c.status == OPEN_STATUS,
             )
         )
         .one()

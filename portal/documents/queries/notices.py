@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from portal.accounts.queries import member_name_of
 from portal.core.db import storable_ids, table_of
-from portal.documents.models import Decision, Document, Task, TaskStatus
+from portal.documents.models import OPEN_STATUS, Decision, Document, Task
 from portal.domain.graph import Graph
 from portal.flows.queries import version_in
 
@@ -146,7 +146,7 @@ def notice_facts_in(
             select(_TASK.c.document_id, _TASK.c.state).where(
                 _TASK.c.org_id == org_id,
                 _TASK.c.assignee_id == member_id,
-                _TASK.c.status == TaskStatus.OPEN,
+                _TASK.c.status == OPEN_STATUS,
                 _TASK.c.document_id.in_(ids),
             )
         )
@@ -170,7 +170,7 @@ def task_still_open(
         _TASK.c.document_id == document_id,
         _TASK.c.assignee_id == member_id,
         _TASK.c.state == state,
-        _TASK.c.status == TaskStatus.OPEN,
+        _TASK.c.status == OPEN_STATUS,
     )
     left = exists().where(
         _DECISION.c.org_id == org_id,

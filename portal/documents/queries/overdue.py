@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 from portal.accounts.queries import member_name_of
 from portal.core.db import table_of
-from portal.documents.models import Document, Task, TaskStatus
+from portal.documents.models import OPEN_STATUS, Document, Task
 
 _DOC = table_of(Document)
 _TASK = table_of(Task)
@@ -37,7 +37,7 @@ _OVERDUE = (
     .where(
         _TASK.c.org_id == bindparam("org"),
         _DOC.c.org_id == bindparam("org"),
-        _TASK.c.status == TaskStatus.OPEN,
+        _TASK.c.status == OPEN_STATUS,
         _TASK.c.due_at < bindparam("now"),
         # A task left behind by a move that has not closed it yet is nobody's work.
         _DOC.c.state == _TASK.c.state,
@@ -59,7 +59,7 @@ def overdue_task_rows_in(
 
 _OLDEST_DUE = select(func.min(_TASK.c.sweep_at)).where(
     _TASK.c.org_id == bindparam("org"),
-    _TASK.c.status == TaskStatus.OPEN,
+    _TASK.c.status == OPEN_STATUS,
     _TASK.c.sweep_at.is_not(None),
     _TASK.c.sweep_at <= bindparam("now"),
 )

@@ -49,7 +49,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from portal.core.db import UtcDateTime, table_of
-from portal.documents.models import Decision, Document, Task, TaskStatus
+from portal.documents.models import OPEN_STATUS, Decision, Document, Task
 from portal.domain.deadlines import DEADLINE_GATE
 from portal.domain.graph import Gate
 from portal.domain.handover import HANDOVER_GATE
@@ -246,7 +246,7 @@ def waiting_in(
         _TASK.c.org_id == _DOC.c.org_id,
         _TASK.c.document_id == _DOC.c.id,
         _TASK.c.state == _DOC.c.state,
-        _TASK.c.status == TaskStatus.OPEN,
+        _TASK.c.status == OPEN_STATUS,
         _TASK.c.due_at < bindparam("now"),
     )
     where = [

@@ -22,7 +22,7 @@ from sqlalchemy.engine import Connection
 from portal.accounts.queries import member_name_of
 from portal.core.db import table_of
 from portal.delegations.queries import delegators_of, kind_clause
-from portal.documents.models import Document, Task, TaskStatus
+from portal.documents.models import OPEN_STATUS, Document, Task
 
 _DOC = table_of(Document)
 _TASK = table_of(Task)
@@ -30,7 +30,7 @@ _TASK = table_of(Task)
 _MINE = (
     (_TASK.c.org_id == bindparam("org"))
     & (_TASK.c.assignee_id == bindparam("member"))
-    & (_TASK.c.status == TaskStatus.OPEN)
+    & (_TASK.c.status == OPEN_STATUS)
 )
 # The columns after the first two, in this order, are what an inbox row is built from.
 OPEN_TASK_COLUMNS = (
@@ -130,7 +130,7 @@ _TASK_OR_LENT = (
     .join_from(_TASK, _DOC, (_DOC.c.org_id == _TASK.c.org_id) & (_DOC.c.id == _TASK.c.document_id))
     .where(
         _TASK.c.org_id == bindparam("org"),
-        _TASK.c.status == TaskStatus.OPEN,
+        _TASK.c.status == OPEN_STATUS,
         or_(_TASK.c.assignee_id == bindparam("member"), _LENT),
         _DOC.c.org_id == bindparam("org"),
         _DOC.c.state == _TASK.c.state,
