@@ -50,3 +50,10 @@ def test_the_open_status_is_the_partial_indexes_own_constant(app):
     # Bound as a parameter, for contrast: the form the generic plan cannot match.
     bound = select(TASK_TABLE.c.id).where(TASK_TABLE.c.status == TaskStatus.OPEN)
     assert OPEN not in _sql(bound)
+
+
+def test_the_audit_s_approver_and_delegate_filters_state_their_constants(app):
+    from portal.documents.queries.audit_search import _decided_by
+
+    assert "decision.via != 'requester'" in _sql(_decided_by(7, under_cover=False))
+    assert "decision.via = 'delegation'" in _sql(_decided_by(7, under_cover=True))
