@@ -213,3 +213,26 @@ def test_outside_a_request_the_read_is_a_transaction_of_its_own(two, transaction
         connection.execute(text("SELECT 1"))
 
     assert transactions == ["begin", "commit"]
+
+
+def test_a_connection_the_server_dropped_fails_the_read_and_is_replaced(two, backend):
+    if not backend.postgres:
+        pytest.skip("a server that drops connections: PostgreSQL")
+    import psycopg
+    from sqlalchemy import create_engine
+
+    assert db.engine is not None
+    db.engine.dispose()
+    with db.connection_scope(), carried_read(user_id=two.user_id) as connection:
+        pid = connection.scalar(text("SELECT pg_backend_pid()"))
+    admin = create_engine(backend.admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+    admin.dispose()
+
+    with db.connection_scope(), pytest.raises(psycopg.OperationalError):
+        load_session_user(two.user_id, 1)
+    with db.connection_scope():
+        user = load_session_user(two.user_id, 1)
+
+    assert user is not None and user.email == two.email
