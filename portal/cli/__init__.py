@@ -231,6 +231,7 @@ def demo(host: str, port: int, no_serve: bool) -> None:
 # The commands kept in modules of their own register on ``main`` when imported.
 from portal.cli import audit as _audit  # noqa: E402, F401
 from portal.cli import benchmarks as _benchmarks  # noqa: E402, F401
+from portal.cli import benchmarks_pages as _benchmarks_pages  # noqa: E402, F401
 from portal.cli import outbox as _outbox  # noqa: E402, F401
 from portal.cli import sweep as _sweep  # noqa: E402, F401
 from portal.cli import workers as _workers  # noqa: E402, F401
