@@ -8,7 +8,8 @@ history or waits). One statement on the history's (org, document, seq) index.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -45,3 +46,20 @@ def steps_decided_in(
         return {}
     rows = session.connection().execute(_DECIDERS, {"org": doc.org_id, "document": doc.id})
     return steps_decided(graph, (PriorDecision(*row) for row in rows))
+
+
+def steps_decided_of(graph: Graph, decisions: Iterable[Any]) -> Mapping[int, frozenset[str]]:
+    """``steps_decided_in`` from the document's decisions already read (rows of the
+    decision table, or ``Decision`` objects): no statement."""
+    if not graph.exclusive_approval:
+        return {}
+    return steps_decided(
+        graph,
+        (
+            PriorDecision(
+                d.transition, d.from_state, d.to_state, d.gate, d.actor_id, d.authority_member_id
+            )
+            for d in decisions
+            if d.gate != Gate.REQUESTER
+        ),
+    )

@@ -3,16 +3,14 @@ and its verified history — the detail page in one unit of work."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from decimal import Decimal
-from typing import Any, ClassVar
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import MemberEntry, member_name_of, member_names, today_in
-from portal.core.db import table_of
+from portal.accounts.queries import MemberEntry, today_in
 from portal.core.uow import unit_of_work_for
 from portal.documents.access import (
     DocumentRecord,
@@ -23,40 +21,38 @@ from portal.documents.access import (
     load_visible,
     principal_of,
 )
-from portal.documents.models import Decision, Task, TaskStatus
-from portal.documents.queries.deciders import steps_decided_in
+from portal.documents.models import Task, TaskStatus
+from portal.documents.queries.deciders import steps_decided_in, steps_decided_of
 from portal.documents.queries.escalations import Escalated, escalations_in
 from portal.documents.queries.handovers import (
-    DEADLINE_GATE,
-    Handover,
     OpenTask,
     colleagues_in,
-    handovers_of,
-    named_in,
-    open_tasks_in,
+    handovers_from,
+    open_task_rows_in,
+    open_tasks_of,
 )
 from portal.documents.queries.history import (
     EditEntry,
+    HistoryEntry,
     ReminderEntry,
+    decision_rows_in,
+    decisions_in,
     edits_in,
+    history_in,
+    history_member_ids,
     interleaved,
+    names_in,
     reminders_in,
 )
-from portal.documents.queries.on_behalf import (
-    ActingFor,
-    CoverWindow,
-    acting_for_in,
-    cover_windows_in,
-)
+from portal.documents.queries.on_behalf import ActingFor, acting_for_in
 from portal.domain import engine
 from portal.domain.actor import Actor, SystemActor
+from portal.domain.authority import Via
 from portal.domain.chain import CHAINED_FIELDS, ChainCheck, verify_chain
 from portal.domain.editing import check_discardable, check_requester, may_discard, may_edit
 from portal.domain.errors import DomainError
 from portal.domain.graph import CommentPolicy, Graph
 from portal.orgchart.queries import load_chart
-
-_TASK = table_of(Task)
 
 
 def get_document(actor: Actor | SystemActor, reference: str) -> DocumentView:
@@ -117,10 +113,17 @@ def available_transitions(actor: Actor | SystemActor, reference: str) -> list[Av
 
 
 def _available_in(
-    session: Session, actor: Actor | SystemActor, loaded: VisibleDocument, graph: Graph
+    session: Session,
+    actor: Actor | SystemActor,
+    loaded: VisibleDocument,
+    graph: Graph,
+    decided: Mapping[int, frozenset[str]] | None = None,
 ) -> list[Available]:
+    """``decided``: who decided which step, when the caller has it (``steps_decided_of``)."""
     doc = loaded.doc
-    facts = facts_of(doc, steps_decided_in(session, doc, graph))
+    if decided is None:
+        decided = steps_decided_in(session, doc, graph)
+    facts = facts_of(doc, decided)
     chart = load_chart(session, today_in(session, actor), version=loaded.chart_version)
     principal = principal_of(actor, chart, loaded)
     tasks = loaded.task_transitions
@@ -154,96 +157,11 @@ def _available_in(
 # --- history -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class HistoryEntry:
-    seq: int
-    from_state: str
-    to_state: str
-    transition: str
-    actor_id: int | None
-    actor_name: str | None
-    # Whose authority was relied on, when it was not the actor's own (a delegator).
-    authority_name: str | None
-    via: str
-    comment: str
-    decided_at: datetime
-    eligible: list[int]
-    # The approver set considered, by name, as it stood then.
-    eligible_names: list[str]
-    hash: str
-    # The amount the decision was taken on, as it stood then.
-    amount: Decimal
-    currency: str
-    # "deadline" for what a passing deadline did (``queries.handovers``).
-    gate: str = ""
-    # What a deadline decision did to each task (empty for any other decision).
-    handovers: tuple[Handover, ...] = ()
-    # The cover a decision was taken under ("on behalf of … (cover 8–19 Dec: leave)").
-    cover: CoverWindow | None = None
-
-    # Told apart from an edit or a reminder in the timeline (``queries.history``).
-    is_edit: ClassVar[bool] = False
-    is_reminder: ClassVar[bool] = False
-
-
 def history(actor: Actor | SystemActor, reference: str) -> list[HistoryEntry]:
     with unit_of_work_for(actor) as uow:
         s = uow.session
         doc = load_visible(s, actor, reference, discarded=True).doc
         return history_in(s, decisions_in(s, doc))
-
-
-def decisions_in(session: Session, doc: DocumentRecord) -> list[Decision]:
-    """The document's decisions in chain order, every column (the audit reads them all)."""
-    return list(
-        session.scalars(
-            select(Decision).where(Decision.document_id == doc.id).order_by(Decision.seq)
-        )
-    )
-
-
-def history_in(session: Session, rows: list[Decision]) -> list[HistoryEntry]:
-    """The decisions in words: who, on whose behalf, the approver set by name, what a
-    deadline did."""
-    ids = {r.actor_id for r in rows if r.actor_id is not None}
-    ids |= {r.authority_member_id for r in rows if r.authority_member_id is not None}
-    ids |= {m for r in rows for m in r.eligible}
-    names = member_names(session, ids)
-    org_id = rows[0].org_id if rows else 0
-    covers = cover_windows_in(session, org_id, {r.delegation_id for r in rows})
-    return [
-        HistoryEntry(
-            seq=r.seq,
-            from_state=r.from_state,
-            to_state=r.to_state,
-            transition=r.transition,
-            actor_id=r.actor_id,
-            actor_name=names.get(r.actor_id) if r.actor_id else None,
-            authority_name=(
-                names.get(r.authority_member_id)
-                if r.authority_member_id and r.authority_member_id != r.actor_id
-                else None
-            ),
-            via=r.via,
-            comment=r.comment,
-            decided_at=r.decided_at,
-            eligible=list(r.eligible),
-            eligible_names=[names.get(m, f"#{m}") for m in r.eligible],
-            hash=r.hash,
-            amount=r.amount,
-            currency=r.currency,
-            gate=r.gate,
-            handovers=tuple(
-                named_in(
-                    session, org_id, handovers_of(r.seq, r.decided_at, r.transition, r.resolution)
-                )
-                if r.gate == DEADLINE_GATE
-                else ()
-            ),
-            cover=covers.get(r.delegation_id) if r.delegation_id is not None else None,
-        )
-        for r in rows
-    ]
 
 
 def waiting_for(actor: Actor | SystemActor, reference: str) -> dict[str, list[str]]:
@@ -255,20 +173,16 @@ def waiting_for(actor: Actor | SystemActor, reference: str) -> dict[str, list[st
 
 
 def _waiting_in(session: Session, doc: DocumentRecord) -> dict[str, list[str]]:
-    name = member_name_of(_TASK.c.assignee_id, _TASK.c.org_id).label("name")
-    rows = session.execute(
-        select(Task.transitions, name)
-        .where(
-            Task.document_id == doc.id,
-            Task.state == doc.state,
-            Task.status == TaskStatus.OPEN,
-        )
-        .order_by(name)
-    ).all()
+    return waiting_of(open_task_rows_in(session, doc))
+
+
+def waiting_of(tasks: Sequence[Any]) -> dict[str, list[str]]:
+    """Who holds the open tasks ``tasks`` (``open_task_rows_in``'s, by name), by the
+    transitions they may take."""
     waiting: dict[str, list[str]] = {}
-    for keys, holder in rows:
-        for key in keys:
-            waiting.setdefault(key, []).append(holder)
+    for task in tasks:
+        for key in task.transitions:
+            waiting.setdefault(key, []).append(task.name)
     return waiting
 
 
@@ -281,7 +195,7 @@ def verify_history(actor: Actor | SystemActor, reference: str) -> ChainCheck:
         return chain_check_of(doc, decisions_in(s, doc))
 
 
-def chain_check_of(doc: DocumentRecord, rows: list[Decision]) -> ChainCheck:
+def chain_check_of(doc: DocumentRecord, rows: Sequence[Any]) -> ChainCheck:
     """The stored decisions' chain, checked against the head the document row records."""
     stored: list[dict[str, Any]] = [
         {name: getattr(r, name) for name in (*CHAINED_FIELDS, "hash")} for r in rows
@@ -330,37 +244,43 @@ def document_detail_in(
 ) -> DocumentDetail:
     # Admins and auditors still read a discarded draft (marked so); nothing is open.
     loaded = load_visible(session, actor, reference, discarded=True)
-    view = document_view_in(session, loaded)
-    decisions = decisions_in(session, loaded.doc)
-    entries = history_in(session, decisions)
+    doc, view = loaded.doc, document_view_in(session, loaded)
     live = view.discarded_at is None
     requester, member = view.requester_id, actor.member_id
-    actions = _available_in(session, actor, loaded, view.graph) if live else []
+    # Each thing is read once and every part of the page is drawn from it: the
+    # decisions (the history, the chain, who decided which step, what deadlines and
+    # holders handed on), the open tasks (whom it waits for, their due dates, who came
+    # by escalation), and the names of everyone they name.
+    decisions = decision_rows_in(session, doc)
+    tasks = open_task_rows_in(session, doc)
+    handovers = handovers_from(decisions)
+    names = names_in(session, doc.org_id, history_member_ids(decisions))
+    entries = history_in(session, decisions, names)
+    actions = (
+        _available_in(session, actor, loaded, view.graph, steps_decided_of(view.graph, decisions))
+        if live
+        else []
+    )
+    escalated = {t.assignee_id for t in tasks if t.via == Via.ESCALATION}
     return DocumentDetail(
         document=view,
         actions=actions,
         acting_for=acting_for_in(
             session,
-            loaded.doc.org_id,
+            doc.org_id,
             {a.delegation_id: a.on_behalf_of for a in actions if a.delegation_id is not None},
         ),
-        waiting=_waiting_in(session, loaded.doc),
-        escalations=escalations_in(session, loaded.doc, view.graph) if live else [],
+        waiting=waiting_of(tasks),
+        escalations=escalations_in(session, doc, view.graph, escalated) if live else [],
         history=entries,
-        chain=chain_check_of(loaded.doc, decisions),
+        chain=chain_check_of(doc, decisions),
         may_edit=live and may_edit(view.graph, view.state, requester=requester, member=member),
         may_discard=live
         and may_discard(
-            view.graph,
-            view.state,
-            requester=requester,
-            member=member,
-            decisions=loaded.doc.chain_seq,
+            view.graph, view.state, requester=requester, member=member, decisions=doc.chain_seq
         ),
-        timeline=interleaved(
-            entries, edits_in(session, loaded.doc), reminders_in(session, loaded.doc)
-        ),
-        tasks=open_tasks_in(session, loaded.doc) if live else [],
+        timeline=interleaved(entries, edits_in(session, doc), reminders_in(session, doc)),
+        tasks=open_tasks_of(doc, tasks, handovers, names) if live else [],
         colleagues=colleagues_in(session, loaded, member) if live else [],
     )
 

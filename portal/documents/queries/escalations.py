@@ -10,15 +10,13 @@ rules that opened the task), and read only when such a task is open.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import member_names, time_zone_in
 from portal.documents.access import DocumentRecord
-from portal.documents.models import Task, TaskStatus
-from portal.domain.authority import Via
 from portal.domain.engine import escalations_of
 from portal.domain.graph import Graph
 from portal.domain.resolution import Gap
@@ -38,19 +36,12 @@ class Escalated:
     names: dict[str, object]
 
 
-def escalations_in(session: Session, doc: DocumentRecord, graph: Graph) -> list[Escalated]:
-    """The holders of the document's open escalated tasks and why they hold them (one
-    indexed read when there are none)."""
-    escalated = set(
-        session.scalars(
-            select(Task.assignee_id).where(
-                Task.document_id == doc.id,
-                Task.state == doc.state,
-                Task.status == TaskStatus.OPEN,
-                Task.via == Via.ESCALATION,
-            )
-        )
-    )
+def escalations_in(
+    session: Session, doc: DocumentRecord, graph: Graph, escalated: Iterable[int]
+) -> list[Escalated]:
+    """Why the holders of the document's open escalated tasks (``escalated``, read with
+    its open tasks) hold them: nothing is read when there are none."""
+    escalated = set(escalated)
     if not escalated:
         return []
     day = local_day(doc.state_entered_at, time_zone_in(session, doc.org_id))

@@ -17,16 +17,25 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from portal.accounts.queries import MemberEntry, member_directory_in, member_names, time_zone_in
+from portal.accounts.queries import (
+    MemberEntry,
+    member_directory_in,
+    member_name_of,
+    member_names,
+    time_zone_in,
+)
+from portal.core.db import table_of
 from portal.documents.access import DocumentRecord, VisibleDocument
-from portal.documents.models import Decision, Task, TaskStatus
+from portal.documents.models import OPEN_STATUS, Decision, Task
 from portal.domain.deadlines import DEADLINE_GATE
 from portal.domain.handover import HANDOVER_GATE, HANDOVER_TRANSITION
 from portal.domain.time_zones import local_day
 from portal.orgchart.queries import gap_names_in, load_chart
+
+_TASK = table_of(Task)
 
 
 @dataclass(frozen=True)
@@ -119,6 +128,10 @@ def handed_over_of(seq: int, decided_at: datetime, resolution: object) -> list[H
     return out
 
 
+# The gates of the decisions that hand tasks on: the deadline sweep's, a holder's.
+HANDING_GATES = (DEADLINE_GATE, HANDOVER_GATE)
+
+
 def handovers_in(
     session: Session, org_id: int, document_ids: Iterable[int]
 ) -> dict[int, list[Handover]]:
@@ -139,29 +152,51 @@ def handovers_in(
         .where(
             Decision.org_id == org_id,
             Decision.document_id.in_(ids),
-            Decision.gate.in_((DEADLINE_GATE, HANDOVER_GATE)),
+            Decision.gate.in_(HANDING_GATES),
         )
         .order_by(Decision.document_id, Decision.seq)
     )
     found: dict[int, list[Handover]] = {}
-    for document_id, seq, decided_at, action, resolution, gate in rows:
-        acts = (
-            handed_over_of(seq, decided_at, resolution)
-            if gate == HANDOVER_GATE
-            else handovers_of(seq, decided_at, action, resolution)
-        )
-        found.setdefault(document_id, []).extend(acts)
+    for row in rows:
+        found.setdefault(row.document_id, []).extend(handovers_from((row,)))
     return found
 
 
-def named_in(session: Session, org_id: int, handovers: list[Handover]) -> list[Handover]:
-    """The handovers with the names of the members they name, and of what each gap is
-    about (the seat, as the chart stood on the day of the decision)."""
+def handovers_from(decisions: Iterable[Any]) -> list[Handover]:
+    """The handovers among one document's decisions already read, in their order (rows
+    or ``Decision`` objects with ``seq``, ``decided_at``, ``transition``, ``resolution``
+    and ``gate``): those of the deadline sweep and of holders handing a task on."""
+    found: list[Handover] = []
+    for d in decisions:
+        if d.gate == HANDOVER_GATE:
+            found.extend(handed_over_of(d.seq, d.decided_at, d.resolution))
+        elif d.gate == DEADLINE_GATE:
+            found.extend(handovers_of(d.seq, d.decided_at, d.transition, d.resolution))
+    return found
+
+
+def handover_member_ids(handovers: Iterable[Handover]) -> set[int | None]:
+    """Everyone the handovers name: the holders they came from and went to."""
+    ids: set[int | None] = set()
+    for h in handovers:
+        ids.add(h.from_member)
+        ids.update(h.to_members)
+    return ids
+
+
+def named_in(
+    session: Session,
+    org_id: int,
+    handovers: list[Handover],
+    names: Mapping[int, str] | None = None,
+) -> list[Handover]:
+    """The handovers with the names of the members they name (read here unless the
+    caller has ``names`` for them all already), and of what each gap is about (the seat,
+    as the chart stood on the day of the decision)."""
     if not handovers:
         return []
-    ids: set[int | None] = {h.from_member for h in handovers}
-    ids |= {m for h in handovers for m in h.to_members}
-    names = member_names(session, ids)
+    if names is None:
+        names = member_names(session, handover_member_ids(handovers))
     zone = time_zone_in(session, org_id) if any(h.gap for h in handovers) else "UTC"
     out = []
     for h in handovers:
@@ -209,34 +244,59 @@ class OpenTask:
     escalated_to: tuple[str, ...]
 
 
-def open_tasks_in(session: Session, doc: DocumentRecord) -> list[OpenTask]:
-    """The document's open tasks in its current state, the soonest due first."""
-    tasks = list(
-        session.execute(
-            select(Task.id, Task.assignee_id, Task.via, Task.due_at)
-            .where(
-                Task.org_id == doc.org_id,
-                Task.document_id == doc.id,
-                Task.state == doc.state,
-                Task.status == TaskStatus.OPEN,
-            )
-            .order_by(Task.id)
+# The document's open tasks in its current state with their holders' names, by name:
+# who the page says it waits for, and the open tasks it lists. Built once.
+_OPEN_TASKS = (
+    select(
+        _TASK.c.id,
+        _TASK.c.assignee_id,
+        _TASK.c.via,
+        _TASK.c.due_at,
+        _TASK.c.transitions,
+        member_name_of(_TASK.c.assignee_id, _TASK.c.org_id).label("name"),
+    )
+    .where(
+        _TASK.c.org_id == bindparam("org"),
+        _TASK.c.document_id == bindparam("document"),
+        _TASK.c.state == bindparam("state"),
+        _TASK.c.status == OPEN_STATUS,
+    )
+    .order_by("name", _TASK.c.id)
+)
+
+
+def open_task_rows_in(session: Session, doc: DocumentRecord) -> list[Any]:
+    """The document's open tasks in its current state (``id``, ``assignee_id``, ``via``,
+    ``due_at``, ``transitions`` and the holder's ``name``), by the holder's name."""
+    return list(
+        session.connection().execute(
+            _OPEN_TASKS, {"org": doc.org_id, "document": doc.id, "state": doc.state}
         )
     )
+
+
+def open_tasks_of(
+    doc: DocumentRecord, tasks: list[Any], handovers: list[Handover], names: Mapping[int, str]
+) -> list[OpenTask]:
+    """The open tasks ``tasks`` (``open_task_rows_in``'s) with what the document's
+    ``handovers`` did with them, the soonest due first; ``names`` has everyone the
+    handovers name."""
     if not tasks:
         return []
-    handovers = handovers_in(session, doc.org_id, [doc.id]).get(doc.id, [])
     # Only handovers made in the current state's visit: an earlier visit's are history.
     handovers = [h for h in handovers if h.decided_at >= doc.state_entered_at]
-    ids: set[int | None] = {t.assignee_id for t in tasks}
-    ids |= {h.from_member for h in handovers} | {m for h in handovers for m in h.to_members}
-    names = member_names(session, ids)
+    holders = {t.assignee_id: t.name for t in tasks if t.name is not None}
 
     def name(member: int | None) -> str:
-        return names.get(member, f"#{member}") if member is not None else ""
+        if member is None:
+            return ""
+        if member in holders:
+            return holders[member]
+        return names.get(member, f"#{member}")
 
     out = []
-    for task_id, member, via, due_at in tasks:
+    for task in tasks:
+        task_id, member = task.id, task.assignee_id
         source = handed_from(handovers, member)
         above: dict[int, None] = {}
         for h in handovers:
@@ -247,8 +307,8 @@ def open_tasks_in(session: Session, doc: DocumentRecord) -> list[OpenTask]:
                 task_id=task_id,
                 member_id=member,
                 name=name(member),
-                via=via,
-                due_at=due_at,
+                via=task.via,
+                due_at=task.due_at,
                 from_name=name(source.from_member) if source is not None else None,
                 escalated_to=tuple(name(m) for m in above if m != member),
             )

@@ -8,16 +8,18 @@ from typing import TYPE_CHECKING
 
 from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import login_required
 
+from portal.core.cache import LruCache
 from portal.core.clock import clock
 from portal.documents.queries.detail import DocumentDetail, document_detail
 from portal.documents.transitions import decide_on_page
 from portal.documents.views import bp
-from portal.documents.views.timeline import cover_days, timeline_rows
+from portal.documents.views.timeline import cover_days, decision_words, timeline_rows
 from portal.documents.views.waiting import escalation_lines, task_lines, waiting_for_you
-from portal.domain.diagram import HALO, state_tone
+from portal.domain.diagram import HALO, Diagram, state_tone
 from portal.domain.diagram import draw as draw_diagram
 from portal.domain.errors import DomainError
 from portal.domain.graph import Graph
@@ -71,7 +73,7 @@ def _page(
             document=document,
             state=state,
             allowed=allowed,
-            diagram=draw_diagram(graph, document.state, actor.locale),
+            diagram=_diagram(graph, document.state, actor.locale),
             diagram_halo=HALO,
             tone=state_tone(state.role if state else ""),
             primary=forward[0] if forward else None,
@@ -85,6 +87,8 @@ def _page(
             open_tasks=task_lines(page, actor.member_id, clock.now()),
             may_discard=page.may_discard,
             timeline=timeline_rows(page.timeline, graph, actor.locale),
+            # In the language the page's labels are in (Flask-Babel's, the ``label`` filter's).
+            said=decision_words(page.history, graph, str(get_locale())),
             colleagues=page.colleagues,
             handover=handover,
             cover_days=cover_days(page.history),
@@ -99,6 +103,23 @@ def _page(
         ),
         status,
     )
+
+
+# Drawn diagrams by (graph, current state, locale). A pinned version's graph never changes
+# and the version cache hands out one object per version, so each is drawn once, not on
+# every page load. The key is the graph's identity; an entry keeps its graph alive, so no
+# other graph can come to have that id while the entry stands.
+_drawn: LruCache[tuple[int, str, str], tuple[Graph, Diagram]] = LruCache(256)
+
+
+def _diagram(graph: Graph, current: str, locale: str) -> Diagram:
+    key = (id(graph), current, locale)
+    found = _drawn.get(key)
+    if found is not None and found[0] is graph:
+        return found[1]
+    diagram = draw_diagram(graph, current, locale)
+    _drawn.put(key, (graph, diagram))
+    return diagram
 
 
 def _gap_refusal(graph: Graph, refused: DomainError) -> str:

@@ -19,7 +19,7 @@ from portal.domain.authority import Via
 from portal.domain.deadlines import EffectKind
 from portal.domain.graph import BreachAction, DocumentField, FieldType, Graph
 from portal.domain.handover import HANDOVER_GATE
-from portal.web.i18n import format_locale
+from portal.web.i18n import format_locale, format_moment, format_money, reader_time_zone
 from portal.web.messages import gap_message
 
 
@@ -49,6 +49,45 @@ def timeline_rows(
         else:
             rows.append((entry, decision_notes(entry, graph, locale)))
     return rows
+
+
+@dataclass(frozen=True)
+class DecisionWords:
+    """A decision's line on the document page as the reader reads it."""
+
+    action: str
+    from_state: str
+    to_state: str
+    # A medium date and a short time in the reader's zone.
+    when: str
+    # The amount it was taken on.
+    amount: str
+
+
+def decision_words(
+    history: Sequence[HistoryEntry], graph: Graph, locale: str
+) -> dict[int, DecisionWords]:
+    """Each decision's words by its seq: its action and states as ``graph`` labels them
+    in ``locale`` (the bare keys where the pinned flow lacks them), its moment and its
+    amount in the reader's formats. The labels are looked up once for the page, the
+    reader's formats settled once, rather than for every row."""
+    states: dict[str, str] = {}
+    for s in graph.states:
+        states.setdefault(s.key, s.labels.text(locale))
+    actions: dict[tuple[str, str], str] = {}
+    for t in graph.transitions:
+        actions.setdefault((t.from_state, t.key), t.labels.text(locale))
+    formats, zone = format_locale(), reader_time_zone()
+    return {
+        h.seq: DecisionWords(
+            action=actions.get((h.from_state, h.transition), h.transition),
+            from_state=states.get(h.from_state, h.from_state),
+            to_state=states.get(h.to_state, h.to_state),
+            when=format_moment(h.decided_at, formats, zone),
+            amount=format_money(h.amount, h.currency, formats),
+        )
+        for h in history
+    }
 
 
 def cover_days(history: Sequence[HistoryEntry]) -> dict[int, str]:
