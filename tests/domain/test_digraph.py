@@ -1,7 +1,7 @@
 """The validator's graph algorithms, on small graphs drawn by hand.
 
 The story: reachability stops at blocked nodes, strongly connected components find the
-cycles (and only those) among the nodes not skipped, and the longest path over the
+cycles (and only those) among the nodes not skipped, and the heaviest path over the
 components counts the weight a walk can collect, however the paths branch and join.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from portal.domain.validate.digraph import (
     condensation,
-    longest_path,
+    heaviest_paths,
     reachable,
     strongly_connected_components,
 )
@@ -76,24 +76,35 @@ def test_the_condensation_links_components_and_leaves_out_skipped_nodes():
     assert component[5] not in condensation(CHAIN_WITH_LOOP, component)  # its edge led to 4
 
 
-def test_the_longest_path_collects_the_most_weight_on_any_branch():
-    #     1 (w1) -> 3 (w1)
-    # 0 <                 > 4 (w1)
+def test_the_heaviest_path_collects_the_most_weight_on_any_branch():
+    #     3 (w1) -> 1 (w1)
+    # 4 <                 > 0 (w1)
     #     2 (w0) ------->
-    dag = {0: {1, 2}, 1: {3}, 2: {4}, 3: {4}}
-    heaviest_from = longest_path(dag, {1: 1, 3: 1, 4: 1})
-    assert heaviest_from(0) == 3  # 0 -> 1 -> 3 -> 4
-    assert heaviest_from(2) == 1
-    assert heaviest_from(4) == 1
-    assert heaviest_from(9) == 0  # a node the graph does not know weighs nothing
+    # Numbered as the components are: every edge leads to a smaller number.
+    dag = {4: {3, 2}, 3: {1}, 2: {0}, 1: {0}}
+    heaviest = heaviest_paths(dag, [1, 1, 0, 1, 0])
+    assert heaviest[4] == 3  # 4 -> 3 -> 1 -> 0
+    assert heaviest[2] == 1
+    assert heaviest[0] == 1
 
 
 def test_a_nodes_own_weight_counts_and_a_weightless_graph_weighs_nothing():
-    assert longest_path({0: {1}}, {0: 2})(0) == 2
-    assert longest_path({0: {1}, 1: {2}}, {})(0) == 0
+    assert heaviest_paths({1: {0}}, [0, 2]) == [0, 2]
+    assert heaviest_paths({2: {1}, 1: {0}}, [0, 0, 0]) == [0, 0, 0]
+    assert heaviest_paths({}, []) == []
 
 
 def test_a_diamond_is_counted_once_per_path_not_once_per_way_in():
-    # 0 -> 1 -> 3, 0 -> 2 -> 3, every node weighing 1: a path visits three of them.
-    heaviest_from = longest_path({0: {1, 2}, 1: {3}, 2: {3}}, dict.fromkeys(range(4), 1))
-    assert heaviest_from(0) == 3
+    # 3 -> 2 -> 0, 3 -> 1 -> 0, every node weighing 1: a path visits three of them.
+    assert heaviest_paths({3: {2, 1}, 2: {0}, 1: {0}}, [1, 1, 1, 1])[3] == 3
+
+
+def test_the_heaviest_paths_over_the_components_of_a_graph_with_a_loop():
+    # The loop (1, 2) is one component weighing two; 0 leads into it and on to 3.
+    component = strongly_connected_components(CHAIN_WITH_LOOP, [False] * 6)
+    dag = condensation(CHAIN_WITH_LOOP, component)
+    weight = [0] * (max(component) + 1)
+    for v in (1, 2, 3):
+        weight[component[v]] += 1
+    heaviest = heaviest_paths(dag, weight)
+    assert [heaviest[component[v]] for v in range(6)] == [3, 3, 3, 1, 0, 0]

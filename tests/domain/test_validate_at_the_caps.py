@@ -11,7 +11,7 @@ The copies keep the graph at the caps, so every rule walks it in full.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import fields, replace
 from decimal import Decimal
 from typing import Any
 
@@ -33,6 +33,7 @@ from portal.domain.graph import (
 )
 from portal.domain.labels import Labels
 from portal.domain.validate import ERROR, WARNING, Violation, validate
+from portal.domain.validate.well_formed_grants import GRANTEE_FIELDS
 
 # Where things sit in the capped graph: states[0] is the draft, states[1..58] the steps
 # step_01..step_58, then booked (accrual), paid (payout), done, rejected, cancelled.
@@ -489,3 +490,51 @@ def test_the_same_graph_validated_twice_reports_the_same(breaking):
     first = validate(graph, base_currency=BENCH_CURRENCY)
     assert validate(capped_graph(), base_currency=BENCH_CURRENCY) == []
     assert validate(graph, base_currency=BENCH_CURRENCY) == first
+
+
+# --- grantees are judged once per run, by every field --------------------------------------
+
+# For each field of a grantee: a fine grantee, one differing from it in that field only, and
+# what the second is refused for.
+ONE_FIELD_APART = {
+    "kind": (Grantee(GranteeKind.SUPERIOR), Grantee("boss"), "grantee_kind_unknown"),
+    "member": (
+        Grantee(GranteeKind.MEMBER, member=7),
+        Grantee(GranteeKind.MEMBER),
+        "grantee_member_missing",
+    ),
+    "position": (
+        Grantee(GranteeKind.POSITION, position=3),
+        Grantee(GranteeKind.POSITION),
+        "grantee_position_missing",
+    ),
+    "levels": (
+        Grantee(GranteeKind.LEVELS_UP, levels=2),
+        Grantee(GranteeKind.LEVELS_UP, levels=0),
+        "levels_up_invalid",
+    ),
+    "role": (
+        Grantee(GranteeKind.ROLE, role="admin"),
+        Grantee(GranteeKind.ROLE, role="janitor"),
+        "grantee_role_unknown",
+    ),
+    "walk_up": (
+        Grantee(GranteeKind.SUPERIOR),
+        Grantee(GranteeKind.SUPERIOR, walk_up=True),
+        "grantee_ref_invalid",
+    ),
+}
+
+
+def test_every_field_of_a_grantee_has_a_case_and_is_one_it_is_judged_by():
+    assert {f.name for f in fields(Grantee)} == set(ONE_FIELD_APART) == set(GRANTEE_FIELDS)
+
+
+@pytest.mark.parametrize("field", list(ONE_FIELD_APART))
+def test_grantees_one_field_apart_are_judged_apart_in_either_order(field):
+    fine, wrong, code = ONE_FIELD_APART[field]
+    for first, second in ((fine, wrong), (wrong, fine)):
+        graph = with_grant(with_grant(capped_graph(), 0, grantee=first), 1, grantee=second)
+        found = validate(graph, base_currency=BENCH_CURRENCY)
+        refused = 1 if second is wrong else 0
+        assert [(v.code, v.ref) for v in found] == [(code, {"grant": refused})]

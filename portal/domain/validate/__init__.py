@@ -49,7 +49,7 @@ from portal.domain.validate import (
 )
 from portal.domain.validate.graph_index import GraphIndex
 from portal.domain.validate.violations import CODES, ERROR, WARNING, Violation, errors_in, violation
-from portal.domain.validate.well_formed import (
+from portal.domain.validate.well_formed_grants import (
     ESCALATION_BOUND_RANGE,
     LEVELS_UP_RANGE,
     floor_precision,

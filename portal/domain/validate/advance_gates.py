@@ -3,7 +3,6 @@ authorise it."""
 
 from __future__ import annotations
 
-from portal.domain.graph import Gate
 from portal.domain.validate.graph_index import GraphIndex
 from portal.domain.validate.violations import Violation, violation
 
@@ -12,9 +11,8 @@ def check(index: GraphIndex) -> list[tuple[int, Violation]]:
     """Each violation with the index of the transition that raised it."""
     g = index.graph
     out = []
-    for i, t in enumerate(g.transitions):
-        if t.gate != Gate.ADVANCE:
-            continue
+    for i in index.advance_gated:
+        t = g.transitions[i]
         count = len(index.target_gated_exits.get(t.from_state, ()))
         if count != 1:
             out.append(

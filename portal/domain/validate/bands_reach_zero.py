@@ -12,15 +12,10 @@ def check(index: GraphIndex) -> list[tuple[int, Violation]]:
 
     A gate state without any grant is rule 4's, not this rule's."""
     out = []
-    checked: set[str] = set()
-    for i, state in enumerate(index.gate_states):
-        if state is None or state in checked:
-            continue
+    for state in index.distinct_gate_states:
         grants = index.grants_by_state[state]
-        if not grants:
-            continue
-        checked.add(state)
-        if not any(g.floor == 0 for g in grants):
+        if grants and not any(g.floor == 0 for g in grants):
+            i = index.gate_states.index(state)
             where = f"states[{index.position[state]}]"
             out.append(
                 (i, violation("bands_do_not_reach_zero", {"state": state}, where, state=state))

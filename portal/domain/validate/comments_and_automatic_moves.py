@@ -12,9 +12,11 @@ _NEEDS_COMMENT = (*StateRole.REVERSING, StateRole.DISPUTE)
 
 
 def comments_required(index: GraphIndex) -> list[Violation]:
+    transitions = index.graph.transitions
     out = []
-    for i, t in enumerate(index.graph.transitions):
-        if index.target_of(i).role in _NEEDS_COMMENT and t.comment != CommentPolicy.REQUIRED:
+    for i in index.entering_any(_NEEDS_COMMENT):
+        t = transitions[i]
+        if t.comment != CommentPolicy.REQUIRED:
             out.append(
                 violation(
                     "comment_not_required",

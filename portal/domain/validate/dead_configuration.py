@@ -4,6 +4,8 @@ grant on a state no transition is gated on, the same grant twice."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from portal.domain.graph import Grant
 from portal.domain.validate.graph_index import GraphIndex
 from portal.domain.validate.violations import Violation, violation
@@ -28,16 +30,17 @@ def deadlines_without_tasks(index: GraphIndex) -> list[tuple[int, Violation]]:
 
 
 def grants_unused_or_repeated(index: GraphIndex) -> list[Violation]:
-    gate_states = set(index.gate_states) - {None}
+    gate_states = set(index.distinct_gate_states)
     out = []
-    seen: dict[str | None, list[Grant]] = {}
+    # A grant is compared only with the grants before it of the same state, grantee kind
+    # and floor: equal grants share all three, and comparing two grants compares every
+    # field of both.
+    seen: dict[tuple[str | None, str, Decimal | None], list[Grant]] = {}
     for i, gr in enumerate(index.graph.grants):
-        ref, path = {"grant": i}, f"grants[{i}]"
         if gr.state is not None and gr.state not in gate_states:
-            out.append(violation("grant_unused", ref, path, state=gr.state))
-        # Compared within one state only: cheap, and duplicates can only be there.
-        same_state = seen.setdefault(gr.state, [])
-        if gr in same_state:
-            out.append(violation("grant_duplicate", ref, path))
-        same_state.append(gr)
+            out.append(violation("grant_unused", {"grant": i}, f"grants[{i}]", state=gr.state))
+        alike = seen.setdefault((gr.state, gr.grantee.kind, gr.min_amount), [])
+        if gr in alike:
+            out.append(violation("grant_duplicate", {"grant": i}, f"grants[{i}]"))
+        alike.append(gr)
     return out

@@ -3,13 +3,13 @@
 
 Blocked or skipped nodes are given as one flag per node rather than as a predicate:
 the validator runs these on every editor change, and an index is cheaper than a call.
-Tarjan's algorithm and the longest path recurse once per node on a path, which a flow
-graph (at most ``MAX_STATES`` states) keeps far below Python's recursion limit.
+Tarjan's algorithm recurses once per node on a path, which a flow graph (at most
+``MAX_STATES`` states) keeps far below Python's recursion limit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TypeAlias
 
 Adjacency: TypeAlias = Sequence[Sequence[int]]
@@ -61,11 +61,13 @@ def strongly_connected_components(adjacency: Adjacency, skipped: Sequence[bool])
         for w in adjacency[v]:
             if skipped[w]:
                 continue
+            # Compared, not min(): a call per edge costs more than the comparison.
             if index[w] < 0:
                 visit(w)
-                low[v] = min(low[v], low[w])
-            elif on_stack[w]:
-                low[v] = min(low[v], index[w])
+                if low[w] < low[v]:
+                    low[v] = low[w]
+            elif on_stack[w] and index[w] < low[v]:
+                low[v] = index[w]
         if low[v] == index[v]:
             while True:
                 w = stack.pop()
@@ -96,17 +98,19 @@ def condensation(adjacency: Adjacency, component: Sequence[int]) -> dict[int, se
     return dag
 
 
-def longest_path(
-    dag: Mapping[int, Collection[int]], weight: Mapping[int, int]
-) -> Callable[[int], int]:
-    """For an acyclic graph, a function giving the most weight on any path from a node
-    (the node's own weight included; nodes without one weigh 0). Answers are memoised,
-    so asking from many nodes costs one walk of the graph in all."""
-    memo: dict[int, int] = {}
+def heaviest_paths(dag: Mapping[int, Collection[int]], weight: Sequence[int]) -> list[int]:
+    """For an acyclic graph whose edges all lead to smaller numbers (as
+    ``strongly_connected_components`` numbers the components), the most weight on any
+    path from each node, the node's own weight included.
 
-    def heaviest_from(c: int) -> int:
-        if c not in memo:
-            memo[c] = weight.get(c, 0) + max((heaviest_from(d) for d in dag.get(c, ())), default=0)
-        return memo[c]
-
-    return heaviest_from
+    One pass in numbering order: every successor of a node is done before the node, so
+    no recursion and no memo, each edge looked at once.
+    """
+    heaviest = [0] * len(weight)
+    for c, own in enumerate(weight):
+        most = 0
+        for d in dag.get(c, ()):
+            if heaviest[d] > most:
+                most = heaviest[d]
+        heaviest[c] = own + most
+    return heaviest

@@ -8,10 +8,12 @@ from portal.domain.validate.violations import Violation, describe, violation
 
 def check(index: GraphIndex) -> list[tuple[int, Violation]]:
     """Each violation with the index of the transition that raised it."""
+    ungranted = {s for s in index.distinct_gate_states if not index.grants_by_state[s]}
+    if not ungranted:
+        return []  # the usual case, told without a look at each transition
     out = []
-    for i, t in enumerate(index.graph.transitions):
-        state = index.gate_states[i]
-        if state is not None and not index.grants_by_state[state]:
+    for i, state in enumerate(index.gate_states):
+        if state in ungranted:
             out.append(
                 (
                     i,
@@ -19,7 +21,7 @@ def check(index: GraphIndex) -> list[tuple[int, Violation]]:
                         "gate_without_grant",
                         {"transition": i},
                         f"transitions[{i}].gate",
-                        transition=describe(t),
+                        transition=describe(index.graph.transitions[i]),
                         state=state,
                     ),
                 )

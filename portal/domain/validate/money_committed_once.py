@@ -7,7 +7,7 @@ from __future__ import annotations
 from portal.domain.graph import PostingOrder, StateRole
 from portal.domain.validate.digraph import (
     condensation,
-    longest_path,
+    heaviest_paths,
     reachable,
     strongly_connected_components,
 )
@@ -43,14 +43,15 @@ def check(index: GraphIndex) -> list[Violation]:
     # The most accrual (payout) states on any path, over the condensation: components
     # form an acyclic graph, and a posting state is a component of its own.
     dag = condensation(index.exits, component)
+    components = max(component, default=-1) + 1
     for role in StateRole.POSTING:
-        weight: dict[int, int] = {}
+        weight = [0] * components
         for i, s in enumerate(g.states):
             if component[i] >= 0 and s.role == role:
-                weight[component[i]] = weight.get(component[i], 0) + 1
-        heaviest_from = longest_path(dag, weight)
+                weight[component[i]] += 1
+        heaviest = heaviest_paths(dag, weight)
         for start in starts:
-            if component[start] >= 0 and heaviest_from(component[start]) > 1:
+            if component[start] >= 0 and heaviest[component[start]] > 1:
                 key = g.states[start].key
                 out.append(
                     violation(f"{role}_repeated", {"state": key}, f"states[{start}]", state=key)

@@ -19,15 +19,19 @@ def check(index: GraphIndex) -> list[Violation]:
             out.append(violation("state_unreachable", ref, path, state=s.key))
         if not s.terminal and not index.exits[i]:
             out.append(violation("state_no_exit", ref, path, state=s.key))
-    for i, (source_index, _) in enumerate(index.ends):
-        source = g.states[source_index]
-        if source.terminal and index.target_of(i).role != StateRole.DISPUTE:
+    terminal_exits = [
+        i for s, exits in zip(g.states, index.leaving, strict=True) if s.terminal for i in exits
+    ]
+    terminal_exits.sort()  # in drawing order, whichever terminal state they leave
+    for i in terminal_exits:
+        source_index, target_index = index.ends[i]
+        if index.roles[target_index] != StateRole.DISPUTE:
             out.append(
                 violation(
                     "terminal_exit_not_dispute",
                     {"transition": i},
                     f"transitions[{i}]",
-                    state=source.key,
+                    state=g.states[source_index].key,
                 )
             )
     return out

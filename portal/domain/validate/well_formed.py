@@ -7,8 +7,7 @@ transitions name missing states would bury the real defect under noise.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from decimal import Decimal
+from collections.abc import Collection
 from functools import lru_cache
 
 from portal.domain import guards
@@ -26,15 +25,13 @@ from portal.domain.graph import (
     CommentPolicy,
     FieldType,
     Gate,
-    Grantee,
-    GranteeKind,
     Graph,
-    OnVacancy,
     PostingOrder,
     StateRole,
 )
 from portal.domain.labels import Labels
 from portal.domain.locales import DEFAULT_LOCALE, SUPPORTED_LOCALES
+from portal.domain.validate import well_formed_grants
 from portal.domain.validate.violations import (
     ERROR,
     Params,
@@ -45,19 +42,12 @@ from portal.domain.validate.violations import (
     violation,
 )
 
-LEVELS_UP_RANGE = range(1, 10)
-ESCALATION_BOUND_RANGE = range(1, 11)
-# The one reference each grantee kind needs (and no other).
-_GRANTEE_REFERENCE = {
-    GranteeKind.MEMBER: "member",
-    GranteeKind.POSITION: "position",
-    GranteeKind.LEVELS_UP: "levels",
-    GranteeKind.ROLE: "role",
-    GranteeKind.UNIT_HEAD: "walk_up",
-    GranteeKind.SUPERIOR: None,
-}
-# The references an admin chooses after the kind (walk_up has a default).
-_CHOSEN = ("member", "position", "levels", "role")
+# Every element is looked up in a vocabulary on every change: sets, not tuples.
+_STATE_ROLES = frozenset(StateRole.ALL)
+_APPROVALS = frozenset(Approval.ALL)
+_GATES = frozenset(Gate.ALL)
+_COMMENT_POLICIES = frozenset(CommentPolicy.ALL)
+_LOCALES = frozenset(SUPPORTED_LOCALES)
 
 
 def check_size(graph: Graph) -> list[Violation]:
@@ -92,17 +82,29 @@ def check(graph: Graph, base_currency: str, roles: Collection[str]) -> list[Viol
     if graph.posting_order not in PostingOrder.ALL:
         value = str(graph.posting_order)[:64]
         out.append(violation("posting_order_unknown", {}, "posting_order", value=value))
-    _labels(graph.labels, {}, "", out)
+    if not _labels_fine(graph.labels):
+        _labels(graph.labels, {}, "", out)
     _fields(graph, out)
     known = _states(graph, out)
     _transitions(graph, known, out)
     _deadlines(graph, out)
-    _grants(graph, known, base_currency, roles, out)
+    well_formed_grants.check(graph, known, base_currency, roles, out)
     return out
 
 
+def _labels_fine(labels: Labels) -> bool:
+    """Whether ``_labels`` would find nothing, answered without the element's place
+    (``ref``, ``path``): this is asked of every element on every change."""
+    english = labels.get(DEFAULT_LOCALE)
+    if not english or english.isspace():
+        return False
+    for locale, text in labels.items():
+        if locale not in _LOCALES or len(text) > MAX_LABEL_LENGTH:
+            return False
+    return True
+
+
 def _labels(labels: Labels, ref: Ref, path: str, out: list[Violation]) -> None:
-    # Paths are built only for a violation: this runs for every element on every change.
     english = labels.get(DEFAULT_LOCALE)
     if not english or english.isspace():
         out.append(violation("label_en_missing", ref, f"{path}.labels" if path else "labels"))
@@ -130,7 +132,8 @@ def _fields(graph: Graph, out: list[Violation]) -> None:
             out.append(violation("field_choices_missing", ref, f"{path}.choices", key=f.key))
         elif f.type != FieldType.CHOICE and f.choices:
             out.append(violation("field_choices_unexpected", ref, f"{path}.choices", key=f.key))
-        _labels(f.labels, ref, path, out)
+        if not _labels_fine(f.labels):
+            _labels(f.labels, ref, path, out)
         choice_keys: set[str] = set()
         for j, c in enumerate(f.choices):
             where = f"{path}.choices[{j}]"
@@ -139,7 +142,8 @@ def _fields(graph: Graph, out: list[Violation]) -> None:
             elif c.key in choice_keys:
                 out.append(violation("choice_key_duplicate", ref, f"{where}.key", key=c.key))
             choice_keys.add(c.key)
-            _labels(c.labels, ref, where, out)
+            if not _labels_fine(c.labels):
+                _labels(c.labels, ref, where, out)
 
 
 def _states(graph: Graph, out: list[Violation]) -> set[str]:
@@ -147,65 +151,84 @@ def _states(graph: Graph, out: list[Violation]) -> set[str]:
     first of their name)."""
     known: set[str] = set()
     for i, s in enumerate(graph.states):
-        ref, path = {"state": s.key}, f"states[{i}]"
+        # A state's place (``ref``, ``path``) is built only for a violation, as in every
+        # check below: this runs for every element on every change.
         if not KEY_PATTERN.fullmatch(s.key):
-            out.append(violation("state_key_invalid", ref, f"{path}.key", key=s.key[:64]))
+            out.append(_at_state(i, s.key, "state_key_invalid", ".key", key=s.key[:64]))
         elif s.key in known:
-            out.append(violation("state_key_duplicate", ref, f"{path}.key", key=s.key))
+            out.append(_at_state(i, s.key, "state_key_duplicate", ".key", key=s.key))
         else:
             known.add(s.key)
-        if s.role not in StateRole.ALL:
-            out.append(violation("state_role_unknown", ref, f"{path}.role", role=s.role[:64]))
-        if s.approval not in Approval.ALL:
+        if s.role not in _STATE_ROLES:
+            out.append(_at_state(i, s.key, "state_role_unknown", ".role", role=s.role[:64]))
+        if s.approval not in _APPROVALS:
             approval = str(s.approval)[:64]
-            out.append(
-                violation("approval_unsupported", ref, f"{path}.approval", approval=approval)
-            )
+            out.append(_at_state(i, s.key, "approval_unsupported", ".approval", approval=approval))
         if s.escalate_after is not None and duration_minutes(s.escalate_after) is None:
+            value = s.escalate_after[:64]
             out.append(
-                violation(
-                    "escalate_after_invalid",
-                    ref,
-                    f"{path}.escalate_after",
-                    value=s.escalate_after[:64],
-                )
+                _at_state(i, s.key, "escalate_after_invalid", ".escalate_after", value=value)
             )
-        _labels(s.labels, ref, path, out)
+        if not _labels_fine(s.labels):
+            _labels(s.labels, {"state": s.key}, f"states[{i}]", out)
     return known
+
+
+def _at_state(i: int, key: str, code: str, where: str, /, **params: str | int) -> Violation:
+    return violation(code, {"state": key}, f"states[{i}]{where}", **params)
 
 
 def _transitions(graph: Graph, known: set[str], out: list[Violation]) -> None:
     seen: set[tuple[str, str]] = set()
     paths = frozenset(guards.known_paths((f.key, f.type) for f in graph.fields).items())
+    # Each key matched once: an action's key recurs on many states ("approve", "reject").
+    keys = {t.key for t in graph.transitions}
+    invalid_keys = {key for key in keys if not KEY_PATTERN.fullmatch(key)}
     for i, t in enumerate(graph.transitions):
-        ref, path = {"transition": i}, f"transitions[{i}]"
-        if not KEY_PATTERN.fullmatch(t.key):
-            out.append(violation("transition_key_invalid", ref, f"{path}.key", key=t.key[:64]))
-        for end, key in (("from", t.from_state), ("to", t.to_state)):
-            if key not in known:
-                out.append(
-                    violation("transition_state_unknown", ref, f"{path}.{end}", state=key[:64])
-                )
+        if t.key in invalid_keys:
+            out.append(_at_transition(i, "transition_key_invalid", ".key", key=t.key[:64]))
+        if t.from_state not in known:
+            where, state = ".from", t.from_state[:64]
+            out.append(_at_transition(i, "transition_state_unknown", where, state=state))
+        if t.to_state not in known:
+            where, state = ".to", t.to_state[:64]
+            out.append(_at_transition(i, "transition_state_unknown", where, state=state))
         if t.from_state == t.to_state:
-            out.append(violation("transition_self_loop", ref, path, state=t.from_state[:64]))
-        if (t.from_state, t.key) in seen:
-            out.append(
-                violation("transition_duplicate", ref, f"{path}.key", transition=describe(t))
-            )
-        seen.add((t.from_state, t.key))
-        if t.gate not in Gate.ALL:
-            out.append(violation("gate_unknown", ref, f"{path}.gate", gate=t.gate[:64]))
-        if t.comment not in CommentPolicy.ALL:
+            state = t.from_state[:64]
+            out.append(_at_transition(i, "transition_self_loop", "", state=state))
+        exit_key = (t.from_state, t.key)
+        if exit_key in seen:
+            described = describe(t)
+            out.append(_at_transition(i, "transition_duplicate", ".key", transition=described))
+        seen.add(exit_key)
+        if t.gate not in _GATES:
+            out.append(_at_transition(i, "gate_unknown", ".gate", gate=t.gate[:64]))
+        if t.comment not in _COMMENT_POLICIES:
             value = str(t.comment)[:64]
-            out.append(violation("comment_policy_unknown", ref, f"{path}.comment", value=value))
-        _labels(t.labels, ref, path, out)
+            out.append(_at_transition(i, "comment_policy_unknown", ".comment", value=value))
+        if not _labels_fine(t.labels):
+            _labels(t.labels, {"transition": i}, f"transitions[{i}]", out)
         if t.guard is not None:
-            where = f"{path}.guard.expression"
+            path = f"transitions[{i}].guard"
             for code, params in _guard_problems(t.guard.expression, paths):
                 # Guard codes are the guard language's own, outside CODES.
                 # Copied: the cache hands the same parameters to every run.
-                out.append(Violation(Rule.WELL_FORMED, code, ERROR, dict(ref), where, dict(params)))
-            _labels(t.guard.message, ref, f"{path}.guard.message", out)
+                out.append(
+                    Violation(
+                        Rule.WELL_FORMED,
+                        code,
+                        ERROR,
+                        {"transition": i},
+                        f"{path}.expression",
+                        dict(params),
+                    )
+                )
+            if not _labels_fine(t.guard.message):
+                _labels(t.guard.message, {"transition": i}, f"{path}.message", out)
+
+
+def _at_transition(i: int, code: str, where: str, /, **params: str | int) -> Violation:
+    return violation(code, {"transition": i}, f"transitions[{i}]{where}", **params)
 
 
 @lru_cache(maxsize=4096)
@@ -257,109 +280,3 @@ def _deadlines(graph: Graph, out: list[Violation]) -> None:
                     action=d.on_breach,
                 )
             )
-
-
-def _grants(
-    graph: Graph, known: set[str], base_currency: str, roles: Collection[str], out: list[Violation]
-) -> None:
-    for i, gr in enumerate(graph.grants):
-        ref, path = {"grant": i}, f"grants[{i}]"
-        if gr.all_states == (gr.state is not None):
-            out.append(violation("grant_scope_invalid", ref, f"{path}.state"))
-        elif gr.state is not None and gr.state not in known:
-            out.append(violation("grant_state_unknown", ref, f"{path}.state", state=gr.state[:64]))
-        _grantee(gr.grantee, roles, ref, f"{path}.grantee", out)
-        if gr.min_amount is not None:
-            if gr.min_amount < 0:
-                amount = str(gr.min_amount)
-                out.append(violation("floor_negative", ref, f"{path}.min_amount", amount=amount))
-            if gr.currency is None:  # an amount with no currency: which one is meant?
-                where = f"{path}.currency"
-                out.append(violation("floor_currency_missing", ref, where, base=base_currency))
-            elif gr.currency != base_currency:
-                out.append(
-                    violation(
-                        "floor_currency_mismatch",
-                        ref,
-                        f"{path}.currency",
-                        currency=(gr.currency or "")[:8],
-                        base=base_currency,
-                    )
-                )
-        elif gr.currency is not None:
-            out.append(violation("floor_currency_without_amount", ref, f"{path}.currency"))
-        if gr.on_vacancy not in OnVacancy.ALL:
-            value = str(gr.on_vacancy)[:64]
-            out.append(violation("on_vacancy_unknown", ref, f"{path}.on_vacancy", value=value))
-        if gr.max_escalation_levels not in ESCALATION_BOUND_RANGE:
-            out.append(
-                violation(
-                    "escalation_bound_invalid",
-                    ref,
-                    f"{path}.max_escalation_levels",
-                    low=ESCALATION_BOUND_RANGE.start,
-                    high=ESCALATION_BOUND_RANGE.stop - 1,
-                )
-            )
-
-
-def _grantee(
-    grantee: Grantee,
-    roles: Collection[str],
-    ref: Mapping[str, int],
-    path: str,
-    out: list[Violation],
-) -> None:
-    if not grantee.kind:  # a grant just added: who decides is still to be chosen
-        out.append(violation("grantee_kind_missing", ref, f"{path}.kind"))
-        return
-    if grantee.kind not in _GRANTEE_REFERENCE:
-        out.append(violation("grantee_kind_unknown", ref, f"{path}.kind", kind=grantee.kind[:64]))
-        return
-    wanted = _GRANTEE_REFERENCE[grantee.kind]
-    given = {
-        name
-        for name, value in (
-            ("member", grantee.member),
-            ("position", grantee.position),
-            ("levels", grantee.levels),
-            ("role", grantee.role),
-            ("walk_up", grantee.walk_up),
-        )
-        if value is not None
-    }
-    if wanted in _CHOSEN and not given:  # the kind is picked, whom it names not yet
-        out.append(violation(f"grantee_{wanted}_missing", ref, f"{path}.{wanted}"))
-    elif given != ({wanted} if wanted else set()):
-        out.append(violation("grantee_ref_invalid", ref, path, kind=grantee.kind))
-    elif grantee.kind == GranteeKind.LEVELS_UP and grantee.levels not in LEVELS_UP_RANGE:
-        out.append(
-            violation(
-                "levels_up_invalid",
-                ref,
-                f"{path}.levels",
-                low=LEVELS_UP_RANGE.start,
-                high=LEVELS_UP_RANGE.stop - 1,
-            )
-        )
-    elif grantee.kind == GranteeKind.ROLE and grantee.role not in roles:
-        role = str(grantee.role)[:64]
-        out.append(violation("grantee_role_unknown", ref, f"{path}.role", role=role))
-
-
-def floor_precision(graph: Graph, places: int) -> list[Violation]:
-    """Floors written with more decimals than the base currency has (``places``: 2 for
-    MYR, 0 for JPY): refused, never rounded, since what routes is what was typed."""
-    out: list[Violation] = []
-    cent = Decimal(1).scaleb(-places)
-    for i, gr in enumerate(graph.grants):
-        amount = gr.min_amount
-        # By value: 1000.500 is 1000.50 written long, 1000.005 is not a ringgit amount.
-        if amount is not None and amount.is_finite() and amount != amount.quantize(cent):
-            where = f"grants[{i}].min_amount"
-            out.append(
-                violation(
-                    "floor_too_precise", {"grant": i}, where, amount=str(amount), places=places
-                )
-            )
-    return out
