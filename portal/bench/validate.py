@@ -1,5 +1,6 @@
-"""`portal bench validate`: how long the validator takes, on the seeded flows and on a
-generated graph at the size caps (the editor runs it on every change)."""
+"""`portal bench validate`: how long the validator takes, on the seeded flows, on a
+generated graph at the size caps, and on the same shape at 8, 32 and 64 states to show
+how it grows (the editor runs it on every change)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ from portal.domain.validate import errors_in, validate
 from portal.flows.seeded import seeded_graphs
 
 BENCH_CURRENCY = "MYR"
+MIN_SCALED_STATES = 7  # the fixed states and one step
+SCALED_STATES = (8, 32, 64)  # the sizes `portal bench validate` shows the growth at
 
 
 def _label(text: str) -> Labels:
@@ -44,8 +47,18 @@ def capped_graph() -> Graph:
     """A valid graph with exactly 64 states, 256 transitions and 256 grants: a long
     approval chain with rejections, withdrawals, fast-track skips, guards, bands and
     every grantee kind that needs no chart data."""
-    steps = [f"step_{i:02d}" for i in range(1, MAX_STATES - 5)]  # 58 pending steps
-    states = [
+    return scaled_graph(MAX_STATES)
+
+
+def scaled_graph(states: int) -> Graph:
+    """The capped graph's shape with ``states`` states (7 at least), and four transitions
+    and four grants per state, up to the caps: how the validator grows with a flow."""
+    if not MIN_SCALED_STATES <= states <= MAX_STATES:
+        raise ValueError(f"a scaled graph has {MIN_SCALED_STATES} to {MAX_STATES} states")
+    wanted_transitions = min(4 * states, MAX_TRANSITIONS)
+    wanted_grants = min(4 * states, MAX_GRANTS)
+    steps = [f"step_{i:02d}" for i in range(1, states - 5)]  # the pending steps
+    states_drawn = [
         State("draft", _label("Draft"), StateRole.DRAFT),
         *(State(key, _label(key), StateRole.PENDING) for key in steps),
         State("booked", _label("Booked"), StateRole.ACCRUAL),
@@ -91,17 +104,25 @@ def capped_graph() -> Graph:
     transitions.append(Transition("revise", "rejected", "draft", Gate.REQUESTER, _label("Revise")))
     for source in steps:
         transitions.append(with_comment("withdraw", source, "cancelled", Gate.REQUESTER))
-    skip = 2
-    while len(transitions) < MAX_TRANSITIONS:
+    # Fast tracks skip two steps, then three, ...; a short chain runs out of skips, and
+    # then each step refers the document on to the next one in as many ways as it takes.
+    for skip in range(2, len(steps)):
         for i in range(len(steps) - skip):
-            if len(transitions) == MAX_TRANSITIONS:
-                break
-            transitions.append(
-                Transition(
-                    f"fast_track_{skip}", steps[i], steps[i + skip], Gate.SOURCE, _label("Skip")
+            if len(transitions) < wanted_transitions:
+                transitions.append(
+                    Transition(
+                        f"fast_track_{skip}", steps[i], steps[i + skip], Gate.SOURCE, _label("Skip")
+                    )
                 )
-            )
-        skip += 1
+    onward = [*steps, "booked"]
+    referral = 0
+    while len(transitions) < wanted_transitions:
+        referral += 1
+        for source, target in itertools.pairwise(onward):
+            if len(transitions) < wanted_transitions:
+                transitions.append(
+                    Transition(f"refer_{referral}", source, target, Gate.SOURCE, _label("Refer"))
+                )
 
     kinds = [
         Grantee(GranteeKind.SUPERIOR),
@@ -115,7 +136,7 @@ def capped_graph() -> Graph:
         for state in [*steps, "booked", "paid"]
         for n in range(4)
     ]
-    while len(grants) < MAX_GRANTS:
+    while len(grants) < wanted_grants:
         grants.append(
             Grant(
                 Grantee(GranteeKind.LEVELS_UP, levels=1 + len(grants) % 9),
@@ -125,9 +146,9 @@ def capped_graph() -> Graph:
             )
         )
     return Graph(
-        kind="bench_capped",
-        labels=_label("Capped"),
-        states=tuple(states),
+        kind="bench_capped" if states == MAX_STATES else f"bench_scaled_{states}",
+        labels=_label("Capped" if states == MAX_STATES else f"Scaled to {states}"),
+        states=tuple(states_drawn),
         transitions=tuple(transitions),
         grants=tuple(grants),
         fields=(
@@ -168,6 +189,7 @@ def _time(name: str, graph: Graph, rounds: int) -> Timing:
 def bench_validate(rounds: int = 300) -> list[Timing]:
     graphs = [(g.kind, g) for g in seeded_graphs(BENCH_CURRENCY)]
     graphs.append(("capped (generated)", capped_graph()))
+    graphs.extend(("scaled (generated)", scaled_graph(states)) for states in SCALED_STATES)
     for name, graph in graphs:
         if errors_in(validate(graph, base_currency=BENCH_CURRENCY)):
             raise RuntimeError(f"benchmark graph {name} is invalid")
