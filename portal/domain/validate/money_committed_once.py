@@ -40,11 +40,25 @@ def check(index: GraphIndex) -> list[Violation]:
         if index.reversing[i]:
             starts.extend(m for m in targets if not index.reversing[m])
 
-    # The most accrual (payout) states on any path, over the condensation: components
-    # form an acyclic graph, and a posting state is a component of its own.
+    out.extend(_posted_twice(index, component, starts))
+    out.extend(_posting_order(index, starts))
+    return out
+
+
+def _posted_twice(index: GraphIndex, component: list[int], starts: list[int]) -> list[Violation]:
+    """The first start from which a path crosses two accrual (payout) states without a
+    reversal, for each role: the most such states on any path, over the condensation
+    (components form an acyclic graph, and a posting state is a component of its own)."""
+    g = index.graph
+    # A role with a single state (as most flows have) cannot be crossed twice: that state
+    # is on no cycle.
+    repeatable = [role for role in StateRole.POSTING if index.roles.count(role) > 1]
+    if not repeatable:
+        return []
     dag = condensation(index.exits, component)
     components = max(component, default=-1) + 1
-    for role in StateRole.POSTING:
+    out = []
+    for role in repeatable:
         weight = [0] * components
         for i, s in enumerate(g.states):
             if component[i] >= 0 and s.role == role:
@@ -57,8 +71,6 @@ def check(index: GraphIndex) -> list[Violation]:
                     violation(f"{role}_repeated", {"state": key}, f"states[{start}]", state=key)
                 )
                 break
-
-    out.extend(_posting_order(index, starts))
     return out
 
 
