@@ -1,4 +1,5 @@
-"""The graph as the graph rules read it: positions, exits and grants, built once.
+"""The graph as the graph rules read it: positions, exits and entries, gates and grants,
+built once.
 
 Built only for a well-formed graph (every transition and grant names a state that
 exists, state keys are unique), so a rule can look anything up without checking. It is
