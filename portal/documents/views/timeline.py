@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 from babel.dates import format_interval
 from flask_babel import gettext as _
@@ -83,11 +85,19 @@ def decision_words(
             action=actions.get((h.from_state, h.transition), h.transition),
             from_state=states.get(h.from_state, h.from_state),
             to_state=states.get(h.to_state, h.to_state),
-            when=format_moment(h.decided_at, formats, zone),
+            when=_moment(h.decided_at, formats, zone),
             amount=format_money(h.amount, h.currency, formats),
         )
         for h in history
     }
+
+
+@lru_cache(maxsize=8192)
+def _moment(value: datetime, formats: str, zone: str) -> str:
+    # A decision's moment never changes, and its page is read again and again (by each
+    # approver, after each decision): its words are kept by value, as amounts' are
+    # (``web.i18n.format_money``), rather than put through Babel's patterns every time.
+    return format_moment(value, formats, zone)
 
 
 def cover_days(history: Sequence[HistoryEntry]) -> dict[int, str]:
