@@ -78,22 +78,22 @@ def two(backend, committed) -> Iterator[Two]:
         purge_organizations(backend.owner_url, slug_like=f"carry-{tag}-%", email_like=email)
 
 
-def _transactions() -> list[str]:
-    """What the engine begins and ends, in order, from now on."""
-    seen: list[str] = []
-    assert db.engine is not None
-    for name in ("begin", "commit", "rollback"):
-        event.listen(db.engine, name, lambda _conn, name=name: seen.append(name))
-    return seen
-
-
 @pytest.fixture
 def transactions() -> Iterator[list[str]]:
-    seen = _transactions()
-    yield seen
+    """What the engine begins and ends, in order, while the test runs. Only these
+    listeners are removed afterwards: the engine's own (SQLite's BEGIN) stay."""
+    seen: list[str] = []
     assert db.engine is not None
-    for name in ("begin", "commit", "rollback"):
-        for listener in list(db.engine.dispatch.__getattribute__(name)):
+    listeners = {
+        name: (lambda _conn, name=name: seen.append(name))
+        for name in ("begin", "commit", "rollback")
+    }
+    for name, listener in listeners.items():
+        event.listen(db.engine, name, listener)
+    try:
+        yield seen
+    finally:
+        for name, listener in listeners.items():
             event.remove(db.engine, name, listener)
 
 
