@@ -5,23 +5,11 @@ go in the README; here that it works, and that a decision costs four round trips
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from portal.app import create_app
 from portal.bench.decision_report import report
 from portal.bench.decisions import PHASES, bench_decisions
-
-
-def _left_behind(owner_url: str) -> tuple[int, int]:
-    owner = create_engine(owner_url)
-    try:
-        with owner.connect() as conn:
-            return (
-                conn.scalar(text("SELECT count(*) FROM organization WHERE slug LIKE 'bench-%'")),
-                conn.scalar(text("SELECT count(*) FROM app_user WHERE email LIKE '%@bench-%'")),
-            )
-    finally:
-        owner.dispose()
+from tests.bench.leftovers import left_behind
 
 
 def test_the_clients_take_every_document_through_the_three_steps(backend, settings, committed):
@@ -49,7 +37,7 @@ def test_the_clients_take_every_document_through_the_three_steps(backend, settin
         # The transaction's start with the tenant, the load, the writes, the commit.
         assert figures.round_trips["approve at manager"] == 4
         assert figures.round_trips["approve at finance"] <= 5
-    assert _left_behind(backend.owner_url) == (0, 0)
+    assert left_behind(backend.owner_url) == (0, 0)
 
 
 def test_over_http_the_decisions_go_through_the_document_page(backend, settings, committed):
@@ -75,7 +63,7 @@ def test_over_http_the_decisions_go_through_the_document_page(backend, settings,
     # document whatever they say: no other index matches the statement as this one.)
     assert [e.statement.split()[0] for e in figures.plans] == ["SELECT", "WITH"]
     assert "ix_task_open_by_document" in figures.plans[1].plan
-    assert _left_behind(backend.owner_url) == (0, 0)
+    assert left_behind(backend.owner_url) == (0, 0)
 
 
 def test_sqlite_is_refused_more_than_one_writing_client(backend, settings, committed):
@@ -91,4 +79,4 @@ def test_sqlite_is_refused_more_than_one_writing_client(backend, settings, commi
             expense_claim=False,
             create_app=create_app,
         )
-    assert _left_behind(backend.owner_url) == (0, 0)
+    assert left_behind(backend.owner_url) == (0, 0)

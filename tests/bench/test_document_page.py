@@ -7,21 +7,9 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from portal.bench.document_page import bench_document, plan
-
-
-def _left_behind(owner_url: str) -> tuple[int, int]:
-    owner = create_engine(owner_url)
-    try:
-        with owner.connect() as conn:
-            return (
-                conn.scalar(text("SELECT count(*) FROM organization WHERE slug LIKE 'bench-%'")),
-                conn.scalar(text("SELECT count(*) FROM app_user WHERE email LIKE '%@bench-%'")),
-            )
-    finally:
-        owner.dispose()
+from tests.bench.leftovers import left_behind
 
 
 @pytest.mark.parametrize("decisions", [1, 2, 3, 4, 6, 7, 10, 29, 30, 31])
@@ -57,7 +45,7 @@ def test_the_document_benchmark_times_the_page_beside_a_bare_render_and_cleans_u
         (page.statements, page.transactions)
     }
     assert lines[-1].startswith("removing")
-    assert _left_behind(backend.owner_url) == (0, 0)
+    assert left_behind(backend.owner_url) == (0, 0)
 
 
 def test_without_the_scale_only_the_asked_claim_is_timed(app, backend, committed):
@@ -68,4 +56,4 @@ def test_without_the_scale_only_the_asked_claim_is_timed(app, backend, committed
     assert figures.page.decisions == 2
     assert figures.scale == ()
     assert "cumulative" in figures.profile
-    assert _left_behind(backend.owner_url) == (0, 0)
+    assert left_behind(backend.owner_url) == (0, 0)
