@@ -35,7 +35,6 @@ from portal.deadlines.queries import DueTask, SweptOrganization
 from portal.documents.access import DocumentRecord, VisibleDocument
 from portal.documents.queries.deciders import steps_decided_in
 from portal.documents.transitions import (
-    OPEN_STATUS,
     TASK_TABLE,
     TaskStatus,
     open_tasks,
@@ -239,7 +238,7 @@ class DocumentSweep:
                 .where(
                     TASK_TABLE.c.org_id == self.org.id,
                     TASK_TABLE.c.id == task.id,
-                    TASK_TABLE.c.status == OPEN_STATUS,
+                    TASK_TABLE.c.status == TaskStatus.OPEN,
                 )
                 .values(status=TaskStatus.CANCELLED, completed_at=self.now, sweep_at=None)
             )
