@@ -34,6 +34,7 @@ from portal.domain.graph import (
 from portal.domain.labels import Labels
 from portal.domain.validate import ERROR, WARNING, Violation, validate
 from portal.domain.validate.well_formed_grants import GRANTEE_FIELDS
+from tests.domain.test_validate import with_grant, with_state, with_transition
 
 # Where things sit in the capped graph: states[0] is the draft, states[1..58] the steps
 # step_01..step_58, then booked (accrual), paid (payout), done, rejected, cancelled.
@@ -44,22 +45,6 @@ from portal.domain.validate.well_formed_grants import GRANTEE_FIELDS
 DRAFT, BOOKED, PAID, REJECTED, CANCELLED = 0, 59, 60, 62, 63
 REJECT_FROM_BOOKED, REVISE = 119, 120
 FIRST_ALL_STATES_GRANT = 240
-
-
-def _at(items: tuple[Any, ...], i: int, changes: dict[str, Any]) -> tuple[Any, ...]:
-    return (*items[:i], replace(items[i], **changes), *items[i + 1 :])
-
-
-def with_state(g: Graph, i: int, **changes: Any) -> Graph:
-    return replace(g, states=_at(g.states, i, changes))
-
-
-def with_transition(g: Graph, i: int, **changes: Any) -> Graph:
-    return replace(g, transitions=_at(g.transitions, i, changes))
-
-
-def with_grant(g: Graph, i: int, **changes: Any) -> Graph:
-    return replace(g, grants=_at(g.grants, i, changes))
 
 
 def with_grant_copied(g: Graph, i: int, source: int) -> Graph:
