@@ -115,18 +115,19 @@ def decide_on_page(
     page_after: bool = True,
 ) -> Decided:
     """The document page's decision and the page as it stands afterwards, in one unit
-    of work: a refused decision is rolled back to a savepoint, and the page is read in
-    the same transaction. Without ``page_after`` a decision that goes through reads no
-    page (the caller redirects). A document the actor may not see is ``NotFound``."""
+    of work: a refused decision has written nothing, and the page is read in the same
+    transaction. Without ``page_after`` a decision that goes through reads no page (the
+    caller redirects). A document the actor may not see is ``NotFound``."""
     with unit_of_work_for(actor) as uow:
         s = uow.session
         moved: Moved | None = None
         refusal: DomainError | None = None
         try:
-            with s.begin_nested():
-                moved = _transition_in(
-                    uow, actor, reference, transition, seen_state, comment, request_id
-                )
+            # No savepoint (two round trips): every refusal is raised before the one
+            # write, or by it having written nothing (``write_decision``: all or none).
+            moved = _transition_in(
+                uow, actor, reference, transition, seen_state, comment, request_id
+            )
         except NotFound:
             raise
         except DomainError as refused:

@@ -120,6 +120,47 @@ def test_a_refused_action_says_why_and_changes_nothing(app, people):
     assert document_queries.get_document(people("nurul"), doc.reference).state == "pending_review"
 
 
+def test_a_refusal_on_the_page_writes_nothing_and_no_decision_needs_a_savepoint(
+    app, people, monkeypatch
+):
+    """The page's decision takes no savepoint (two round trips): every refusal comes
+    before its one write, or from that write having found the document moved on."""
+    import sys
+
+    from sqlalchemy.orm import Session
+
+    nested: list[str] = []  # who took a savepoint (the mail delivered after commit may)
+    real = Session.begin_nested
+
+    def begin_nested(session):
+        nested.append(sys._getframe(1).f_code.co_name)
+        return real(session)
+
+    monkeypatch.setattr(Session, "begin_nested", begin_nested)
+    doc = _submitted(people)
+    nurul, token = demo_browser(app, "nurul")
+    path = f"/o/acme/documents/{doc.reference}/transition"
+    before = document_queries.history(people("siti"), doc.reference)
+    waiting = count_open_tasks(people("nurul"))
+
+    for form, status in (
+        ({"transition": "reject", "seen_state": "pending_review", "comment": " "}, 422),
+        ({"transition": "pay", "seen_state": "pending_review"}, 409),
+        ({"transition": "review", "seen_state": "draft"}, 409),
+    ):
+        refused = nurul.post(path, data={**form, "csrf_token": token})
+        assert refused.status_code == status
+        assert document_queries.history(people("siti"), doc.reference) == before
+        assert count_open_tasks(people("nurul")) == waiting
+
+    review = {"transition": "review", "seen_state": "pending_review", "csrf_token": token}
+    assert nurul.post(path, data=review).status_code == 302
+    assert len(document_queries.history(people("siti"), doc.reference)) == len(before) + 1
+    assert count_open_tasks(people("nurul")) == waiting - 1
+    assert "_next_reference" in nested  # the probe sees the savepoints taken
+    assert not {"decide_on_page", "_transition_in"} & set(nested)
+
+
 def test_a_document_is_not_there_for_who_may_not_see_it(app, people, globex):
     doc = _submitted(people)
     farid, token = demo_browser(app, "farid")  # head of Operations: no part in Siti's claim
