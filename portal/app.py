@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, got_request_exception
 
 from portal.config import (
-    REPO_ROOT,
+    PACKAGE_DIR,
     STATIC_DIR,
     TEMPLATES_DIR,
     TRANSLATIONS_DIR,
@@ -14,6 +14,7 @@ from portal.config import (
 )
 from portal.core.clock import clock
 from portal.core.links import link_signer
+from portal.core.logs import ErrorHook, configure_logging, load_error_hook, report_error
 from portal.core.queue import EmbeddedWorker, redis_holder
 from portal.extensions import babel, csrf, db, htmx, login_manager
 from portal.web.security import trust_proxies
@@ -23,7 +24,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(
         "portal",
-        root_path=str(REPO_ROOT / "portal"),
+        root_path=str(PACKAGE_DIR),
         template_folder=str(TEMPLATES_DIR),
         static_folder=str(STATIC_DIR),
         instance_path=str(settings.instance_dir),
@@ -45,6 +46,9 @@ def create_app(settings: Settings | None = None) -> Flask:
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,
     )
     app.extensions["portal.settings"] = settings
+    if not settings.testing:  # a test run's logs are pytest's to capture
+        configure_logging(log_format=settings.log_format, level=settings.log_level)
+    _report_errors(app, load_error_hook(settings.error_hook))
     trust_proxies(app, settings.trusted_proxies)
 
     clock.follow_file(settings.clock_file)
@@ -68,6 +72,20 @@ def create_app(settings: Settings | None = None) -> Flask:
         worker.start()
         app.extensions["portal.embedded_worker"] = worker
     return app
+
+
+def _report_errors(app: Flask, hook: ErrorHook | None) -> None:
+    """Every unexpected error of a request reaches Flask's ``got_request_exception``
+    (``web.errors`` sends it), where an error tracker listens; the configured hook is
+    one such listener. Workers hand theirs to the same hook (``core.worker``)."""
+    app.extensions["portal.error_hook"] = hook
+    if hook is None:
+        return
+
+    def _to_hook(_sender: Flask, exception: BaseException, **_extra: object) -> None:
+        report_error(hook, exception)
+
+    got_request_exception.connect(_to_hook, app, weak=False)
 
 
 def _register_web(app: Flask, settings: Settings) -> None:

@@ -10,6 +10,7 @@ one process only, and sign-in throttling counted per process protects nothing.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -19,14 +20,18 @@ from urllib.parse import urlsplit
 
 from portal.domain.locales import SUPPORTED_LOCALES as SUPPORTED_LOCALES  # one list, shared
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-TEMPLATES_DIR = REPO_ROOT / "templates"
-STATIC_DIR = REPO_ROOT / "static"
-TRANSLATIONS_DIR = REPO_ROOT / "translations"
-MIGRATIONS_DIR = REPO_ROOT / "migrations"
+# Everything read at run time lives inside the package, so an installed wheel finds it.
+PACKAGE_DIR = Path(__file__).resolve().parent
+TEMPLATES_DIR = PACKAGE_DIR / "templates"
+STATIC_DIR = PACKAGE_DIR / "static"
+TRANSLATIONS_DIR = PACKAGE_DIR / "translations"
+MIGRATIONS_DIR = PACKAGE_DIR / "migrations"
 
 ENVIRONMENTS = ("development", "production", "test")
 SMTP_SECURITY = ("none", "starttls", "tls")
+LOG_FORMATS = ("json", "text")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+_HOOK = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -38,7 +43,7 @@ class ConfigError(RuntimeError):
 @dataclass(frozen=True)
 class Settings:
     env: str = "development"
-    instance_dir: Path = REPO_ROOT / "instance"
+    instance_dir: Path = field(default_factory=lambda: Path.cwd() / "instance")
     database_url: str = ""
     migrate_database_url: str = ""
     redis_url: str = ""
@@ -72,6 +77,13 @@ class Settings:
     outbox_retention_days: int = 30
     # The most rows one export of the audit search may hold (more: narrow the search).
     audit_export_max_rows: int = 100_000
+    # Logs: one JSON object a line (production's default) or readable text, and from
+    # which level; ``core.logs``.
+    log_format: str = "text"
+    log_level: str = "INFO"
+    # "package.module:function", called with every unexpected error of a request or a
+    # job (an error tracker's client, say); ``core.logs.error_hook``.
+    error_hook: str = ""
     testing: bool = False
     extra: Mapping[str, object] = field(default_factory=dict)
 
@@ -101,7 +113,8 @@ class Settings:
         env = _Reader(os.environ if environ is None else environ)
         mode = env.choice("PORTAL_ENV", ENVIRONMENTS, "development")
         production = mode == "production"
-        instance_dir = Path(env.text("PORTAL_INSTANCE_DIR") or REPO_ROOT / "instance")
+        # Beside where `portal` runs (the checkout for `make demo`), unless configured.
+        instance_dir = Path(env.text("PORTAL_INSTANCE_DIR") or Path.cwd() / "instance").resolve()
         database_url = env.text("PORTAL_DATABASE_URL") or (
             f"sqlite:///{instance_dir / 'portal.sqlite3'}"
         )
@@ -142,7 +155,16 @@ class Settings:
             audit_export_max_rows=env.number(
                 "PORTAL_AUDIT_EXPORT_MAX_ROWS", 100_000, 1, 10_000_000
             ),
+            log_format=env.choice(
+                "PORTAL_LOG_FORMAT", LOG_FORMATS, "json" if production else "text"
+            ),
+            log_level=env.choice("PORTAL_LOG_LEVEL", LOG_LEVELS, "INFO"),
+            error_hook=env.text("PORTAL_ERROR_HOOK"),
         )
+        if settings.error_hook and not _HOOK.fullmatch(settings.error_hook):
+            raise ConfigError(
+                f"PORTAL_ERROR_HOOK must name a function as package.module:function; it is {settings.error_hook!r}"
+            )
         if production and settings.clock_file is not None:
             raise ConfigError(
                 "PORTAL_CLOCK_FILE moves the clock for tests; it is refused when PORTAL_ENV=production"

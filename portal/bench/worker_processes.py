@@ -17,7 +17,7 @@ from types import TracebackType
 from redis import Redis
 from rq import Queue, Worker
 
-from portal.config import REPO_ROOT, Settings
+from portal.config import Settings
 
 
 def worker_environment(
@@ -84,7 +84,6 @@ class WorkerProcesses:
                     subprocess.Popen(  # noqa: S603 - our own interpreter and module
                         [*command, *(["--burst"] if self.burst else [])],
                         env=self.env,
-                        cwd=REPO_ROOT,
                         stdout=log,
                         stderr=subprocess.STDOUT,
                         start_new_session=True,

@@ -26,7 +26,13 @@ def _settings() -> Settings:
     return current_app.extensions["portal.settings"]
 
 
-@click.group(cls=FlaskGroup, create_app=_create_app, add_default_commands=True)
+@click.group(
+    cls=FlaskGroup, create_app=_create_app, add_default_commands=True, add_version_option=False
+)
+# Countersign's own version (the installed distribution's), not Flask's and Python's.
+@click.version_option(
+    package_name="countersign", prog_name="Countersign", message="%(prog)s %(version)s"
+)
 def main() -> None:
     """Countersign: a multi-tenant approval-workflow portal."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from flask import current_app
 from flask.cli import with_appcontext
 
 from portal.cli import _settings, main
@@ -45,7 +46,12 @@ def mail_transport_line(settings: Settings) -> str:
 def worker(queue_name: str, burst: bool, fork: bool | None) -> None:
     """Run an RQ worker on PORTAL_REDIS_URL."""
     from portal.core.queue import SWEEP_QUEUE, redis_holder
-    from portal.core.worker import InProcessWorker, PortalWorker, preload_job_modules
+    from portal.core.worker import (
+        InProcessWorker,
+        PortalWorker,
+        preload_job_modules,
+        reporting_to,
+    )
 
     if redis_holder.embedded:
         raise click.ClickException(
@@ -61,7 +67,12 @@ def worker(queue_name: str, burst: bool, fork: bool | None) -> None:
     )
     click.echo(mail_transport_line(_settings()))
     kind = PortalWorker if forking else InProcessWorker
-    kind([queue_name], connection=redis_holder.get()).work(burst=burst, logging_level="INFO")
+    hook = current_app.extensions.get("portal.error_hook")
+    kind(
+        [queue_name],
+        connection=redis_holder.get(),
+        exception_handlers=[reporting_to(hook)] if hook else [],
+    ).work(burst=burst, logging_level="INFO")
 
 
 @main.command("scheduler")

@@ -4,11 +4,14 @@ in its own process (the sweep queue), both with the app and job modules imported
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 
 from rq import Queue, SimpleWorker, Worker
 from rq.job import Job
 
+from portal.core import logs
 from portal.core.db import db
+from portal.core.logs import ErrorHook, report_error
 from portal.core.schedule import PERIODIC_JOBS
 
 # Every module whose functions are enqueued (by dotted path, like the services do), so
@@ -29,6 +32,18 @@ def preload_job_modules() -> list[str]:
     for name in names:
         importlib.import_module(name)
     return names
+
+
+def reporting_to(hook: ErrorHook) -> Callable[..., bool]:
+    """An RQ exception handler handing a failed job's error to ``hook`` (with its job
+    id), after which RQ's own handling (the failed-job registry, retries) goes on."""
+
+    def handler(job: Job, _type: type, error: BaseException, _traceback: object) -> bool:
+        with logs.bound(job_id=job.id):
+            report_error(hook, error)
+        return True
+
+    return handler
 
 
 class PortalWorker(Worker):

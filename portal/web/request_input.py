@@ -15,10 +15,11 @@ import secrets
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from flask import Flask, Response, abort, current_app, g, request
+from flask import Flask, Response, abort, current_app, g, request, request_started
 from werkzeug.datastructures import ImmutableMultiDict, MultiDict
 from werkzeug.routing import BaseConverter, ValidationError
 
+from portal.core import logs
 from portal.domain.errors import DomainError
 from portal.domain.text_input import (
     MAX_FORM_VALUE,
@@ -115,9 +116,21 @@ def init_request_input(app: Flask, *, trust_request_id: bool = False) -> None:
     app.config["PORTAL_TRUST_REQUEST_ID"] = trust_request_id
     app.url_map.converters["int"] = IdConverter
 
+    def _begin(_app: Flask, **_extra: Any) -> None:
+        # Before anything else of the request (the user's load, the organization's
+        # resolution), so that every line it logs carries its id.
+        g.request_id = _request_id()
+        logs.unbind()  # nothing of an earlier request on this thread
+        logs.bind(request_id=g.request_id)
+
+    request_started.connect(_begin, app, weak=False)
+
+    @app.teardown_request
+    def _end(_error: BaseException | None) -> None:
+        logs.unbind()
+
     @app.before_request
     def _check_input() -> None:
-        g.request_id = _request_id()
         if _CONTROL_IN_PATH.search(request.path):
             abort(404)
         for value in (request.view_args or {}).values():

@@ -12,6 +12,7 @@ from typing import Any
 from flask import Flask, abort, g, request
 from flask_login import current_user
 
+from portal.core import logs
 from portal.domain.actor import Actor
 from portal.extensions import login_manager
 
@@ -59,6 +60,7 @@ def init_tenancy(
         if actor is None:
             abort(404)
         g.actor = actor
+        logs.bind(org=actor.org_slug, member=actor.member_id)
         g.my_orgs = organizations_of(memberships)  # the layout's org switcher
         g.admin_second_factor_missing = (
             actor.is_admin and not current_user.two_factor and admin_two_factor(memberships, slug)

@@ -12,7 +12,7 @@ from portal.core.clock import clock
 from tests.audit.timelines import the_long_way, urls
 from tests.factories import demo_browser
 
-STATIC = Path(__file__).resolve().parents[2] / "static"
+STATIC = Path(__file__).resolve().parents[2] / "portal" / "static"
 
 
 def test_the_print_view_holds_the_whole_record(app, people, globex):

@@ -9,7 +9,7 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-from portal.config import REPO_ROOT, SUPPORTED_LOCALES, TRANSLATIONS_DIR
+from portal.config import PACKAGE_DIR, SUPPORTED_LOCALES, TRANSLATIONS_DIR
 
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
 KEYWORDS = {
@@ -31,12 +31,12 @@ def _catalogue(locale: str):
 def _source_msgids() -> set[str]:
     method_map = [
         ("portal/**.py", "python"),
-        ("templates/**.html", "jinja2"),
-        ("templates/**.txt", "jinja2"),
+        ("portal/templates/**.html", "jinja2"),
+        ("portal/templates/**.txt", "jinja2"),
     ]
     found: set[str] = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
-        str(REPO_ROOT), method_map=method_map, keywords=KEYWORDS
+        str(PACKAGE_DIR.parent), method_map=method_map, keywords=KEYWORDS
     ):
         found.add(message[0] if isinstance(message, tuple) else message)
     return found

@@ -31,8 +31,8 @@ def _files(folder: str, *suffixes: str, skip: tuple[str, ...] = ()) -> list[Path
     return sorted(found)
 
 
-PAGES = _files("templates", ".html", skip=("emails",))
-SCRIPTS = _files("static", ".js", skip=("vendor",))
+PAGES = _files("portal/templates", ".html", skip=("emails",))
+SCRIPTS = _files("portal/static", ".js", skip=("vendor",))
 PYTHON = _files("portal", ".py")
 
 
