@@ -96,6 +96,7 @@ def _register_web(app: Flask, settings: Settings) -> None:
     from portal.web.connection import init_request_connection
     from portal.web.errors import init_errors
     from portal.web.i18n import init_i18n_filters
+    from portal.web.metrics import init_metrics
     from portal.web.nav import init_nav
     from portal.web.request_input import init_request_input
     from portal.web.security import init_security_headers
@@ -114,6 +115,7 @@ def _register_web(app: Flask, settings: Settings) -> None:
         second_factor_page="account.two_factor_page",
     )
     init_errors(app)
+    init_metrics(app)
     init_security_headers(app, production=settings.is_production)
     init_i18n_filters(app)
     init_nav(

@@ -31,6 +31,7 @@ ENVIRONMENTS = ("development", "production", "test")
 SMTP_SECURITY = ("none", "starttls", "tls")
 LOG_FORMATS = ("json", "text")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+_TOKEN = re.compile(r"[A-Za-z0-9._-]{24,200}")
 _HOOK = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -84,6 +85,8 @@ class Settings:
     # "package.module:function", called with every unexpected error of a request or a
     # job (an error tracker's client, say); ``core.logs.error_hook``.
     error_hook: str = ""
+    # What a Prometheus scraper must send to read /metrics (off while empty).
+    metrics_token: str = ""
     testing: bool = False
     extra: Mapping[str, object] = field(default_factory=dict)
 
@@ -160,7 +163,12 @@ class Settings:
             ),
             log_level=env.choice("PORTAL_LOG_LEVEL", LOG_LEVELS, "INFO"),
             error_hook=env.text("PORTAL_ERROR_HOOK"),
+            metrics_token=env.text("PORTAL_METRICS_TOKEN"),
         )
+        if settings.metrics_token and not _TOKEN.fullmatch(settings.metrics_token):
+            raise ConfigError(
+                "PORTAL_METRICS_TOKEN must be 24 to 200 letters, digits, '-', '_' or '.'"
+            )
         if settings.error_hook and not _HOOK.fullmatch(settings.error_hook):
             raise ConfigError(
                 f"PORTAL_ERROR_HOOK must name a function as package.module:function; it is {settings.error_hook!r}"

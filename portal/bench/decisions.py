@@ -309,6 +309,7 @@ def _start_gunicorn(settings: Settings) -> tuple[subprocess.Popen[bytes], str]:
     env = {
         **worker_environment(settings, settings.instance_dir),
         "PORTAL_EMBEDDED_WORKER": "0",
+        "PORTAL_WEB_ACCESS_LOG": "",  # the checkout's gunicorn.conf.py: no access log
     }
     server = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
         [

@@ -10,7 +10,7 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 from rq import Worker
@@ -66,7 +66,8 @@ def migration_heads() -> frozenset[str]:
 def readiness() -> dict[str, object]:
     """Whether this process may take traffic: the database answers and is at the
     migration head (a deploy whose ``portal db upgrade`` has not run yet is not ready),
-    and Redis answers. ``not_ready`` names what is not."""
+    Redis answers, and a worker has beaten its heart lately (without one, nothing is
+    mailed and no deadline acts). ``not_ready`` names what is not."""
     report: dict[str, object] = {}
     try:
         assert db.engine is not None
@@ -82,9 +83,10 @@ def readiness() -> dict[str, object]:
         report["database"] = f"error: {type(exc).__name__}"
         report["migrations"] = "unknown"
     report["redis"] = _redis_answer()
+    report["workers"] = _workers_answer()
     not_ready = [
         name
-        for name in ("database", "migrations", "redis")
+        for name in ("database", "migrations", "redis", "workers")
         if report[name] not in ("ok", "embedded")
     ]
     report["not_ready"] = not_ready
@@ -126,6 +128,25 @@ def worker_beats() -> Workers:
         for w in found
     )
     return Workers(embedded=False, error=None, workers=tuple(sorted(beats, key=lambda b: b.name)))
+
+
+# RQ's workers beat at least every worker_ttl (420 s) less a margin, idle or busy.
+WORKER_FRESH = timedelta(minutes=10)
+
+
+def _workers_answer() -> str:
+    found = worker_beats()
+    if found.embedded:
+        return "embedded"
+    if found.error is not None:
+        return f"error: {found.error}"
+    beats = [w.last_heartbeat for w in found.workers if w.last_heartbeat is not None]
+    if not beats:
+        return "no worker has registered"
+    latest = max(b if b.tzinfo else b.replace(tzinfo=UTC) for b in beats)
+    if datetime.now(UTC) - latest > WORKER_FRESH:
+        return f"no worker heartbeat since {latest.isoformat(timespec='seconds')}"
+    return "ok"
 
 
 # --- mail --------------------------------------------------------------------------------

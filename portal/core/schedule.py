@@ -29,6 +29,8 @@ PERIODIC_JOBS: tuple[tuple[str, int | None], ...] = (
     ("portal.core.outbox.relay_outbox", 60),
     ("portal.core.outbox.prune_outbox", 86_400),
     ("portal.core.health.ping", 60),
+    # The outbox backlog (a unit of work per organization) and the sweep lag, for /metrics.
+    ("portal.core.metrics.measure_background", 60),
     ("portal.notifications.jobs.send_digests", 300),
     ("portal.notifications.jobs.announce_covers", 300),
     # Enqueues each organization's pass over its hash chains once its 02:00 has come.

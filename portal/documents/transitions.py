@@ -21,7 +21,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from portal.accounts.queries import today_in
-from portal.core import outbox
+from portal.core import metrics, outbox
 from portal.core.clock import clock
 from portal.core.db import table_of
 from portal.core.outbox import event_rows
@@ -209,6 +209,7 @@ def _transition_in(
         raise engine.TransitionRefused("stale_state", seen=seen_state, current=current)
     opened = len(tasks)
     uow.after_commit(lambda: outbox.nudge(actor.org_id))
+    uow.after_commit(metrics.decision_committed)
     return Moved(document_view_in(session, loaded.changed(**advanced)), seq, opened)
 
 

@@ -4,15 +4,32 @@ does not answer is said in words, never raised."""
 
 from __future__ import annotations
 
+import uuid
+from datetime import timedelta
+
 import pytest
 from redis import Redis
+from rq import Worker
 
 from portal.core import health
 from portal.core.queue import redis_holder
 from tests.mailbox import free_port
 
 
-def test_ready_when_the_database_is_at_the_head_and_redis_answers(client):
+@pytest.fixture
+def a_worker(app):
+    """A real RQ worker registered on Redis with a fresh heartbeat (not working: the
+    readiness check reads only its registration)."""
+    if redis_holder.embedded:  # the demo's worker is the web process's own thread
+        yield None
+        return
+    worker = Worker(["default"], connection=redis_holder.get(), name=f"ready-{uuid.uuid4().hex}")
+    worker.register_birth()
+    yield worker
+    worker.register_death()
+
+
+def test_ready_when_the_database_is_at_the_head_and_redis_answers(client, a_worker):
     live = client.get("/healthz")
     assert live.status_code == 200 and live.json["ok"] is True
 
@@ -22,9 +39,29 @@ def test_ready_when_the_database_is_at_the_head_and_redis_answers(client):
     assert ready.json["ready"] is True
     assert ready.json["not_ready"] == []
     assert (ready.json["database"], ready.json["migrations"]) == ("ok", "ok")
+    assert ready.json["workers"] == ("embedded" if a_worker is None else "ok")
 
 
-def test_not_ready_while_the_database_is_behind_the_migration_scripts(client, monkeypatch):
+def test_not_ready_without_a_worker_heartbeat_seen_lately(client, a_worker, monkeypatch):
+    if a_worker is None:
+        pytest.skip("the embedded queue's worker is a thread of the web process")
+    assert client.get("/readyz").status_code == 200
+    monkeypatch.setattr(health, "WORKER_FRESH", timedelta(0))  # every beat is old now
+
+    stale = client.get("/readyz")
+
+    assert stale.status_code == 503
+    assert stale.json["not_ready"] == ["workers"]
+    assert stale.json["workers"].startswith("no worker heartbeat since ")
+    a_worker.register_death()
+    gone = client.get("/readyz")
+    assert (gone.status_code, gone.json["workers"]) == (503, "no worker has registered")
+    assert client.get("/healthz").status_code == 200  # alive all the same
+
+
+def test_not_ready_while_the_database_is_behind_the_migration_scripts(
+    client, a_worker, monkeypatch
+):
     # A deploy whose new scripts are there but whose `portal db upgrade` has not run.
     monkeypatch.setattr(health, "migration_heads", lambda: frozenset({"9999"}))
 
@@ -43,7 +80,7 @@ def test_not_ready_while_redis_does_not_answer(client, monkeypatch):
     answer = client.get("/readyz")
 
     assert answer.status_code == 503
-    assert answer.json["not_ready"] == ["redis"]
+    assert answer.json["not_ready"] == ["redis", "workers"]
     assert answer.json["redis"] == "error: ConnectionError"
     assert client.get("/healthz").status_code == 503
 
