@@ -120,7 +120,7 @@ def bench_decisions(
     owner_url = settings.migrate_database_url
     progress("building a benchmark organization …")
     world = build_decision_world()
-    server = _start_gunicorn(settings) if http else None
+    server = start_gunicorn(settings) if http else None
     try:
         phases, held = _run(
             settings, world, flow, (clients, documents, history), server, create_app, progress
@@ -131,7 +131,7 @@ def bench_decisions(
         return Figures(flow.kind, clients, documents, held, http, phases, trips, shown)
     finally:
         if server is not None:
-            _stop(server[0])
+            stop_gunicorn(server[0])
         purge_organizations(owner_url, slug_like=world.slug, email_like=f"%@{world.slug}.test")
 
 
@@ -300,7 +300,7 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _start_gunicorn(settings: Settings) -> tuple[subprocess.Popen[bytes], str]:
+def start_gunicorn(settings: Settings) -> tuple[subprocess.Popen[bytes], str]:
     """gunicorn with two sync workers on a free loopback port, the benchmark's settings,
     no worker of its own and no access log; returns it and its address."""
     import requests
@@ -333,11 +333,11 @@ def _start_gunicorn(settings: Settings) -> tuple[subprocess.Popen[bytes], str]:
                 return server, address
         except requests.RequestException:  # not listening yet, or its workers still booting
             time.sleep(0.2)
-    _stop(server)
+    stop_gunicorn(server)
     raise RuntimeError("gunicorn did not start within a minute")
 
 
-def _stop(server: subprocess.Popen[bytes]) -> None:
+def stop_gunicorn(server: subprocess.Popen[bytes]) -> None:
     server.send_signal(signal.SIGTERM)
     try:
         server.wait(timeout=30)
