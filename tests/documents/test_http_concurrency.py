@@ -25,7 +25,7 @@ DOCUMENTS = 200
 PRESSES = 50
 
 
-def _signed_in(base: str, email: str, password: str) -> tuple[dict[str, str], str]:
+def _signed_in(base: str, email: str, password: str) -> tuple[dict[str, str | None], str]:
     """The decider's session cookie and form token, as a browser would hold them."""
     web = requests.Session()
     token = _csrf(web.get(f"{base}/login", timeout=30).text)
