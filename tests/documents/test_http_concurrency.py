@@ -25,7 +25,7 @@ DOCUMENTS = 200
 PRESSES = 50
 
 
-def _signed_in(base: str, email: str, password: str) -> tuple[dict[str, str | None], str]:
+def _signed_in(base: str, email: str, password: str) -> tuple[dict[str, str], str]:
     """The decider's session cookie and form token, as a browser would hold them."""
     web = requests.Session()
     token = _csrf(web.get(f"{base}/login", timeout=30).text)
@@ -38,7 +38,7 @@ def _signed_in(base: str, email: str, password: str) -> tuple[dict[str, str | No
     assert answer.status_code == 302, answer.status_code
     page = web.get(f"{base}/", timeout=30)
     assert page.status_code == 200
-    return web.cookies.get_dict(), _csrf(page.text)
+    return {c.name: c.value or "" for c in web.cookies}, _csrf(page.text)
 
 
 def _csrf(page: str) -> str:
