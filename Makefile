@@ -74,8 +74,10 @@ typecheck: install-test
 test: install-test translations
 	@bash .ci/ensure-chromium
 	$(MAKE) --no-print-directory lint check-imports typecheck
-	$(MAKE) --no-print-directory test-services
-	$(MAKE) --no-print-directory test-embedded
+	# The two passes share nothing (PostgreSQL + Redis, SQLite files + fakeredis) and
+	# much of the first waits on browsers and servers: side by side, each printed whole
+	# when it ends.
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-services test-embedded
 
 test-services:
 	$(BIN)/pytest
