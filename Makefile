@@ -71,13 +71,11 @@ typecheck: install-test
 
 # Every test on PostgreSQL + Redis (when reachable; see PORTAL_TEST_REQUIRE_SERVICES),
 # then everything but the PostgreSQL-only tests again on SQLite + fakeredis.
-# The two passes share nothing (PostgreSQL + Redis, SQLite files + fakeredis) and much
-# of the first waits on browsers and servers: they run side by side, each printed whole
-# when it ends.
 test: install-test translations
 	@bash .ci/ensure-chromium
 	$(MAKE) --no-print-directory lint check-imports typecheck
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-services test-embedded
+	$(MAKE) --no-print-directory test-services
+	$(MAKE) --no-print-directory test-embedded
 
 test-services:
 	$(BIN)/pytest
