@@ -83,7 +83,7 @@ class Settings:
     log_format: str = "text"
     log_level: str = "INFO"
     # "package.module:function", called with every unexpected error of a request or a
-    # job (an error tracker's client, say); ``core.logs.error_hook``.
+    # job (an error tracker's client, say); ``core.logs.load_error_hook``.
     error_hook: str = ""
     # What a Prometheus scraper must send to read /metrics (off while empty).
     metrics_token: str = ""

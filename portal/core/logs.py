@@ -19,6 +19,8 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import IO, Any
 
+from portal.config import ConfigError
+
 # Who and what the current request (or job) is about; empty outside one.
 _CONTEXT: ContextVar[dict[str, Any]] = ContextVar("portal_log_context", default={})  # noqa: B039 - never mutated: replaced
 CONTEXT_FIELDS = ("request_id", "org", "member", "job_id")
@@ -121,13 +123,17 @@ ErrorHook = Callable[[BaseException, dict[str, Any]], object]
 
 def load_error_hook(path: str) -> ErrorHook | None:
     """The function ``package.module:function`` names (``PORTAL_ERROR_HOOK``); None
-    for an empty setting. An import that fails stops the process at start."""
+    for an empty setting. One that cannot be found stops the process at start, naming
+    the variable."""
     if not path:
         return None
     module, _, name = path.partition(":")
-    hook = getattr(importlib.import_module(module), name)
+    try:
+        hook = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"PORTAL_ERROR_HOOK {path!r} cannot be loaded: {exc}") from None
     if not callable(hook):
-        raise TypeError(f"PORTAL_ERROR_HOOK {path!r} is not a function")
+        raise ConfigError(f"PORTAL_ERROR_HOOK {path!r} is not a function")
     return hook  # type: ignore[no-any-return]
 
 

@@ -116,9 +116,9 @@ def init_errors(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):
         log.exception("unhandled error on %s %s", request.method, _loggable(request.path))
+        if app.testing and app.config.get("PROPAGATE_UNEXPECTED", True):
+            raise error  # Flask's own handling, which sends the signal below
         # Flask sends this only for errors no handler takes; this one takes them all,
         # so it tells the error trackers itself.
         got_request_exception.send(app, _async_wrapper=app.ensure_sync, exception=error)
-        if app.testing and app.config.get("PROPAGATE_UNEXPECTED", True):
-            raise error
         return _answer(500, "internal_error", gettext("Something went wrong on our side."))

@@ -88,6 +88,11 @@ def test_an_unexpected_error_reaches_got_request_exception_and_the_hook(app, peo
         assert nurul.get("/o/acme/documents/EC-1999-99999").status_code == 404
     assert [str(e) for e in tracked] == ["the inbox query broke"]
 
+    for missing in ("tests.core.no_such_module:remember", "tests.core.test_logs:forget"):
+        with pytest.raises(ConfigError, match="PORTAL_ERROR_HOOK"):
+            logs.load_error_hook(missing)
+    with pytest.raises(ConfigError, match="is not a function"):
+        logs.load_error_hook("tests.core.test_logs:heard")
     hook = logs.load_error_hook("tests.core.test_logs:remember")
     heard.clear()
     with logs.bound(request_id="r-1", org="acme"):
