@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, pool, text
 
 from portal.accounts import queries as account_queries
 from portal.accounts import services as accounts
-from portal.bench.transitions import build_world
+from portal.bench.transitions import PER_TEAM, TEAMS, build_world
 from portal.core.uow import unit_of_work
 from portal.domain.actor import Actor, SystemActor
 from portal.domain.graph import Gate, Grant, Grantee, GranteeKind, Graph, PostingOrder, StateRole
@@ -122,8 +122,10 @@ class DecisionWorld:
         return (self.superiors if role == "superior" else self.heads)[requester.member_id]
 
 
-def build_decision_world() -> DecisionWorld:
-    world = build_world()
+def build_decision_world(
+    prefix: str = "bench-", teams: int = TEAMS, per_team: int = PER_TEAM
+) -> DecisionWorld:
+    world = build_world(prefix, teams, per_team)
     system = SystemActor(org_id=world.org_id, org_slug=world.slug)
     seat = chart.create_position(system, code="FIN", title="Finance", unit_id=world.executive_unit)
     email = f"finance@{world.slug}.test"

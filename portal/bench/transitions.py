@@ -54,13 +54,13 @@ class _World:
     emails: dict[int, str]  # member id -> the address they sign in with
 
 
-def build_world() -> _World:
+def build_world(prefix: str = "bench-", teams: int = TEAMS, per_team: int = PER_TEAM) -> _World:
     """An organization with TEAMS units, each a head over a lead over PER_TEAM staff, and
     two admins: under the expense claim's exclusive approval every claim has four
     different people to review (the lead), approve (the head), commit and pay it."""
     from portal.accounts.models import Organization  # noqa: F401 - mapped before use
 
-    slug = f"bench-{uuid.uuid4().hex[:8]}"
+    slug = f"{prefix}{uuid.uuid4().hex[:8]}"
     org = provision_organization(slug, "Benchmark Sdn Bhd", base_currency="MYR")
     system = SystemActor(org_id=org.id, org_slug=slug)
     admin_email = f"admin@{slug}.test"
@@ -90,7 +90,7 @@ def build_world() -> _World:
     boss = person(f"ceo@{slug}.test", "Chief")
     chart.assign_position(system, member_id=boss.member_id, position_id=ceo.id)
     requesters, superiors, heads = [], {}, {}
-    for t in range(TEAMS):
+    for t in range(teams):
         unit = chart.create_unit(system, code=f"T{t}", name=f"Team {t}", parent_id=ceo_unit.id)
         head_seat = chart.create_position(
             system, code=f"T{t}-HEAD", title="Team head", unit_id=unit.id, reports_to_id=ceo.id
@@ -114,7 +114,7 @@ def build_world() -> _World:
         )
         lead = person(f"lead{t}@{slug}.test", f"Lead {t}")
         chart.assign_position(system, member_id=lead.member_id, position_id=lead_seat.id)
-        for n in range(PER_TEAM):
+        for n in range(per_team):
             seat = chart.create_position(
                 system,
                 code=f"T{t}-S{n}",

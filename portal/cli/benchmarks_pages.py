@@ -66,3 +66,54 @@ def bench_document_command(
             click.echo(f"  {line}")
     if profile:
         click.echo(f.profile)
+
+
+@bench.command("soak")
+@click.option("--duration", default=300, show_default=True, type=click.IntRange(20, 86_400))
+@click.option("--organizations", default=20, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--documents", default=150, show_default=True, type=click.IntRange(1, 100_000))
+@click.option("--rate", default=60.0, show_default=True, type=click.FloatRange(1, 10_000))
+@click.option("--threads", default=12, show_default=True, type=click.IntRange(1, 256))
+@click.option(
+    "--redis-outage", default=30, show_default=True, type=click.IntRange(1, 600), help="Seconds."
+)
+@click.option("--keep", is_flag=True, help="Leave the organizations in place.")
+def bench_soak_command(
+    duration: int,
+    organizations: int,
+    documents: int,
+    rate: float,
+    threads: int,
+    redis_outage: int,
+    keep: bool,
+) -> None:
+    """The topology as processes (2 web servers, 2 workers, a sweeper, the scheduler,
+    Redis) under a mixed load with faults; then the consistency check. Exits 1 unless
+    every target is met."""
+    from dataclasses import replace
+
+    from portal.app import create_app
+    from portal.bench.soak import bench_soak
+    from portal.bench.soak_report import report
+    from portal.config import Settings
+
+    settings = replace(Settings.from_env(), embedded_worker=False)
+    with create_app(settings).app_context():
+        try:
+            result = bench_soak(
+                settings,
+                duration=duration,
+                organizations=organizations,
+                documents=documents,
+                rate=rate,
+                threads=threads,
+                redis_outage=redis_outage,
+                keep=keep,
+                progress=lambda line: click.echo(line, err=True),
+            )
+        except ValueError as refused:
+            raise click.UsageError(str(refused)) from None
+    for line in report(result):
+        click.echo(line)
+    if not result.passed:
+        raise SystemExit(1)

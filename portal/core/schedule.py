@@ -16,6 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from redis import Redis
+from redis.client import Pipeline
+from redis.exceptions import RedisError
 from rq.cron import CronJob, CronScheduler
 from rq.utils import import_attribute, now
 
@@ -50,7 +52,21 @@ def periodic_jobs(sweep_interval: int) -> list[tuple[Callable[..., Any], int]]:
 class PortalCron(CronScheduler):
     """RQ's cron scheduler, claiming each run slot before it enqueues, so a second
     scheduler (a redeploy overlapping the old one, two hosts) does not double the work.
-    A job whose enqueue fails (Redis away) is logged and tried at its next slot."""
+    It rides out a Redis outage: a job whose enqueue fails is logged and tried at its
+    next slot, and the scheduler's own bookkeeping (its heartbeat, its jobs' last run)
+    is skipped while Redis is away — RQ's loop would otherwise end the process."""
+
+    def heartbeat(self) -> None:
+        try:
+            super().heartbeat()
+        except RedisError as exc:
+            log.warning("could not send the scheduler's heartbeat: %s", exc)
+
+    def save(self, pipeline: Pipeline | None = None) -> None:
+        try:
+            super().save(pipeline)
+        except RedisError as exc:
+            log.warning("could not record the scheduler's state: %s", exc)
 
     def enqueue_jobs(self) -> list[CronJob]:
         at = now()

@@ -10,6 +10,8 @@ overdue in the data instead: built through the pipeline, then moved 49 hours bac
 
 from __future__ import annotations
 
+import logging
+
 import subprocess
 import sys
 import threading
@@ -259,6 +261,27 @@ def test_two_cron_schedulers_enqueue_each_periodic_job_once_per_slot(app):
     names = sorted(job.func_name or "" for job in _queue().get_jobs())
     assert names == sorted(path for path, _ in PERIODIC_JOBS)
     assert "portal.deadlines.jobs.sweep_deadlines" in names
+
+
+def test_a_cron_scheduler_rides_out_redis_going_away_and_coming_back_empty(app, caplog):
+    connection = redis_holder.get()
+    connection.flushdb()
+    cron = build_cron(connection, 60)
+    cron.heartbeat()  # its key made anew: it is seen
+    assert connection.exists(cron.key)
+
+    cron.connection = Redis(port=free_port(), socket_connect_timeout=0.2)
+    with caplog.at_level(logging.WARNING, logger="portal.core.schedule"):
+        assert cron.enqueue_jobs() == []  # each job waits for its next slot
+        cron.save()
+        cron.heartbeat()  # RQ's loop calls these: they must not end the process
+    assert "could not send the scheduler's heartbeat" in caplog.text
+    assert "could not record the scheduler's state" in caplog.text
+
+    connection.flushdb()  # Redis back, with nothing it had before
+    cron.connection = connection
+    cron.heartbeat()
+    assert connection.exists(cron.key)
 
 
 @postgres_only
