@@ -23,7 +23,13 @@ def _number(name: str, default: int) -> int:
 # Sync workers: a request holds its worker for its whole time, and the portal's requests
 # are short (a decision costs about 6 ms of CPU). Twice the cores plus one keeps the
 # cores busy while some workers wait on PostgreSQL; the README says how to size it.
-bind = os.environ.get("PORTAL_WEB_BIND", "0.0.0.0:8000")
+# Under systemd socket activation (deploy/systemd/countersign-web.socket) the listening
+# socket is systemd's, handed over in LISTEN_FDS and held open across restarts, so no
+# connection is refused or dropped while the service restarts; gunicorn binds nothing
+# else then.
+bind: str | list[str] = os.environ.get("PORTAL_WEB_BIND") or (
+    [] if os.environ.get("LISTEN_FDS") else "0.0.0.0:8000"
+)
 workers = _number("PORTAL_WEB_WORKERS", 2 * (os.cpu_count() or 1) + 1)
 worker_class = "sync"
 # A request that takes longer than this is stuck: its worker is killed and replaced.

@@ -68,6 +68,7 @@ class Service:
     process: subprocess.Popen[bytes] | None = None
     # Down on purpose: the supervisor leaves it alone.
     held: bool = False
+    pass_fds: tuple[int, ...] = ()
 
     def start(self) -> None:
         with self.log.open("ab") as out:
@@ -77,6 +78,7 @@ class Service:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                pass_fds=self.pass_fds,
             )
 
     def alive(self) -> bool:
@@ -112,6 +114,7 @@ class Topology:
     unplanned_restarts: list[tuple[float, str]] = field(default_factory=list)
     _smtp_server: Controller | None = None
     _redis_port: int = 0
+    _listeners: list[socket.socket] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
     _supervisor: threading.Thread | None = None
     _started: float = 0.0
@@ -151,24 +154,38 @@ class Topology:
             ],
             env,
         )
-        gunicorn = [sys.executable, "-m", "gunicorn", "-c", "python:portal.gunicorn_conf"]
         for n in range(2):
-            port = free_port()
-            self.web_addresses.append(f"http://127.0.0.1:{port}")
+            # The listening socket is held here, as systemd's socket activation holds it
+            # (deploy/systemd/countersign-web.socket): a restarted server finds the
+            # connections that arrived meanwhile waiting, none refused or dropped.
+            listener = socket.socket()
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(256)
+            listener.set_inheritable(True)
+            self._listeners.append(listener)
+            self.web_addresses.append(f"http://127.0.0.1:{listener.getsockname()[1]}")
             own = self.directory / f"web-{n}"
+            own.mkdir(parents=True, exist_ok=True)
             self._add(
                 f"web-{n}",
-                [*gunicorn, "portal.app:create_app()"],
+                [
+                    "sh",
+                    "-c",
+                    # fd 3 and LISTEN_PID/LISTEN_FDS, as systemd hands them over.
+                    f'exec 3<&{listener.fileno()}; export LISTEN_PID=$$ LISTEN_FDS=1; exec "$0" "$@"',
+                    *(sys.executable, "-m", "gunicorn", "-c", "python:portal.gunicorn_conf"),
+                    "portal.app:create_app()",
+                ],
                 {
                     **env,
-                    "PORTAL_WEB_BIND": f"127.0.0.1:{port}",
+                    "PORTAL_WEB_BIND": "",
                     "PORTAL_WEB_WORKERS": "2",
                     "PORTAL_WEB_ACCESS_LOG": "",
                     "PORTAL_GUNICORN_CONTROL_SOCKET": str(own / "gunicorn.ctl"),
                     "PROMETHEUS_MULTIPROC_DIR": str(own / "prometheus"),
                 },
+                pass_fds=(listener.fileno(),),
             )
-            own.mkdir(parents=True, exist_ok=True)
         portal = [sys.executable, "-m", "portal.cli"]
         for n in range(2):
             self._add(f"worker-{n}", [*portal, "worker", "--queue", "default"], env)
@@ -186,8 +203,11 @@ class Topology:
         self._supervisor = threading.Thread(target=self._supervise, daemon=True)
         self._supervisor.start()
 
-    def _add(self, name: str, command: list[str], env: dict[str, str]) -> None:
-        self.services[name] = Service(name, command, env, self.directory / f"{name}.log")
+    def _add(
+        self, name: str, command: list[str], env: dict[str, str], pass_fds: tuple[int, ...] = ()
+    ) -> None:
+        log = self.directory / f"{name}.log"
+        self.services[name] = Service(name, command, env, log, pass_fds=pass_fds)
 
     def wait_for_redis(self, timeout: float = 20.0) -> None:
         client = Redis.from_url(self.redis_url, socket_timeout=1)
@@ -233,3 +253,5 @@ class Topology:
             service.stop(timeout=20)
         if self._smtp_server is not None:
             self._smtp_server.stop()
+        for listener in self._listeners:
+            listener.close()

@@ -119,6 +119,8 @@ def report(result: SoakResult) -> Iterator[str]:
             or "0"
         )
     )
+    for sample in result.failures_outside[:10]:
+        yield f"  {sample.at:6.1f} s  {sample.kind}: {sample.status or 'no answer'} after {sample.seconds:.1f} s"
     unanswered = sum(1 for a in result.record.decisions if a.accepted is None)
     yield (
         f"decisions: {result.decisions_asked} asked, {result.decisions_made} made"

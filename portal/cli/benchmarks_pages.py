@@ -72,7 +72,7 @@ def bench_document_command(
 @click.option("--duration", default=300, show_default=True, type=click.IntRange(20, 86_400))
 @click.option("--organizations", default=20, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--documents", default=150, show_default=True, type=click.IntRange(1, 100_000))
-@click.option("--rate", default=60.0, show_default=True, type=click.FloatRange(1, 10_000))
+@click.option("--rate", default=40.0, show_default=True, type=click.FloatRange(1, 10_000))
 @click.option("--threads", default=12, show_default=True, type=click.IntRange(1, 256))
 @click.option(
     "--redis-outage", default=30, show_default=True, type=click.IntRange(1, 600), help="Seconds."

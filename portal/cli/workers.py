@@ -51,6 +51,7 @@ def worker(queue_name: str, burst: bool, fork: bool | None) -> None:
         PortalWorker,
         preload_job_modules,
         reporting_to,
+        work_through_outages,
     )
 
     if redis_holder.embedded:
@@ -68,11 +69,16 @@ def worker(queue_name: str, burst: bool, fork: bool | None) -> None:
     click.echo(mail_transport_line(_settings()))
     kind = PortalWorker if forking else InProcessWorker
     hook = current_app.extensions.get("portal.error_hook")
-    kind(
-        [queue_name],
-        connection=redis_holder.get(),
-        exception_handlers=[reporting_to(hook)] if hook else [],
-    ).work(burst=burst, logging_level="INFO")
+    connection = redis_holder.get()
+    work_through_outages(
+        lambda: kind(
+            [queue_name],
+            connection=connection,
+            exception_handlers=[reporting_to(hook)] if hook else [],
+        ),
+        connection,
+        burst=burst,
+    )
 
 
 @main.command("scheduler")

@@ -4,8 +4,12 @@ in its own process (the sweep queue), both with the app and job modules imported
 from __future__ import annotations
 
 import importlib
+import logging
+import time
 from collections.abc import Callable
 
+from redis import Redis
+from redis.exceptions import RedisError
 from rq import Queue, SimpleWorker, Worker
 from rq.job import Job
 
@@ -13,6 +17,8 @@ from portal.core import logs
 from portal.core.db import db
 from portal.core.logs import ErrorHook, report_error
 from portal.core.schedule import PERIODIC_JOBS
+
+_log = logging.getLogger(__name__)
 
 # Every module whose functions are enqueued (by dotted path, like the services do), so
 # the parent imports them once and each forked job starts warm: a child that imports
@@ -68,3 +74,36 @@ class InProcessWorker(SimpleWorker):
     loses nothing a later job does not redo — the isolation a fork buys is not needed,
     and a forked child starts cold every time (measured with `portal bench sweep`).
     """
+
+
+def work_through_outages(
+    make_worker: Callable[[], PortalWorker | InProcessWorker],
+    connection: Redis,
+    *,
+    burst: bool = False,
+    pause: Callable[[float], None] = time.sleep,
+) -> None:
+    """Run a worker until it is stopped; when Redis goes away — before it starts, or
+    under a job, where RQ gives up — wait for Redis and start a new one, rather than
+    exit into the service manager's restart loop. What the lost worker was doing is
+    safe: its job process finishes on its own, and the outbox relay re-sends what a
+    lost dispatch did not deliver."""
+    while True:
+        _wait_for(connection, pause)
+        try:
+            make_worker().work(burst=burst, logging_level="INFO")
+            return
+        except RedisError as lost:
+            _log.warning("lost Redis (%s); the worker starts again once it is back", lost)
+
+
+def _wait_for(connection: Redis, pause: Callable[[float], None]) -> None:
+    wait = 0.5
+    while True:
+        try:
+            connection.ping()
+            return
+        except RedisError as away:
+            _log.warning("waiting for Redis: %s", away)
+            pause(wait)
+            wait = min(wait * 2, 5.0)

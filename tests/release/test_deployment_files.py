@@ -165,3 +165,8 @@ def test_the_units_serve_every_role():
     assert {unit.name for unit in UNITS} == {"countersign-web.service", "countersign-worker@.service", "countersign-scheduler.service"}  # fmt: skip
     worker = (DEPLOY / "systemd" / "countersign-worker@.service").read_text()
     assert "ExecStart=/opt/countersign/bin/portal worker --queue %i" in worker
+    # The web socket is systemd's, held across restarts of the web service.
+    web = (DEPLOY / "systemd" / "countersign-web.service").read_text()
+    socket_unit = (DEPLOY / "systemd" / "countersign-web.socket").read_text()
+    assert "Requires=countersign-web.socket" in web
+    assert re.search(r"^ListenStream=\S+:8000$", socket_unit, re.M)
