@@ -6,7 +6,7 @@ PYBABEL := $(BIN)/pybabel
 LOCALES := zh ms
 CATALOGUES := portal/translations
 
-.PHONY: demo test install install-test constraints wheel i18n translations lint check-imports typecheck test-services test-embedded bench-editor clean
+.PHONY: demo test install install-test constraints wheel i18n translations lint check-imports typecheck test-services test-embedded bench-editor soak clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -87,6 +87,13 @@ test-embedded:
 # measured in Chromium against a live server and printed.
 bench-editor: install-test translations
 	$(BIN)/pytest -s -m "benchmark or e2e" e2e/test_flow_editor.py e2e/test_flow_editor_canvas.py
+
+# The soak: the topology as processes (2 web servers, 2 workers, a sweeper, the
+# scheduler, a Redis of its own) against PostgreSQL, 5 minutes of mixed load with faults,
+# then the consistency check; exits 1 unless every target is met. SOAK_ARGS passes
+# options on (`make soak SOAK_ARGS="--duration 60"`).
+soak: install-test translations
+	$(BIN)/python -m tests.soak.run $(SOAK_ARGS)
 
 clean:
 	rm -rf $(VENV) instance build dist $(CATALOGUES)/*/LC_MESSAGES/*.mo

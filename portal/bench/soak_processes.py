@@ -33,6 +33,14 @@ from redis import Redis
 from portal.bench.worker_processes import worker_environment
 from portal.config import Settings
 
+# What systemd does before it starts a socket-activated service: the socket as fd 3,
+# LISTEN_FDS and LISTEN_PID (this very process: exec keeps it) in the environment.
+_HAND_OVER = (
+    "import os, sys; os.dup2({fd}, 3); os.environ['LISTEN_FDS'] = '1';"
+    " os.environ['LISTEN_PID'] = str(os.getpid());"
+    " os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -169,11 +177,10 @@ class Topology:
             self._add(
                 f"web-{n}",
                 [
-                    "sh",
+                    sys.executable,
                     "-c",
-                    # fd 3 and LISTEN_PID/LISTEN_FDS, as systemd hands them over.
-                    f'exec 3<&{listener.fileno()}; export LISTEN_PID=$$ LISTEN_FDS=1; exec "$0" "$@"',
-                    *(sys.executable, "-m", "gunicorn", "-c", "python:portal.gunicorn_conf"),
+                    _HAND_OVER.format(fd=listener.fileno()),
+                    *("-m", "gunicorn", "-c", "python:portal.gunicorn_conf"),
                     "portal.app:create_app()",
                 ],
                 {
