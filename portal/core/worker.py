@@ -7,6 +7,7 @@ import importlib
 import logging
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from redis import Redis
 from redis.exceptions import RedisError
@@ -76,8 +77,14 @@ class InProcessWorker(SimpleWorker):
     """
 
 
+class Working(Protocol):
+    """What ``work_through_outages`` runs: an RQ worker."""
+
+    def work(self, *, burst: bool, logging_level: str) -> object: ...
+
+
 def work_through_outages(
-    make_worker: Callable[[], PortalWorker | InProcessWorker],
+    make_worker: Callable[[], Working],
     connection: Redis,
     *,
     burst: bool = False,

@@ -11,7 +11,6 @@ overdue in the data instead: built through the pipeline, then moved 49 hours bac
 from __future__ import annotations
 
 import logging
-
 import subprocess
 import sys
 import threading
