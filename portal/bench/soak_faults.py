@@ -10,14 +10,15 @@ stopped server); errors inside a window are the fault's, outside they are the pr
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from sqlalchemy import create_engine, make_url, pool, text
 
-from portal.bench.soak_processes import Topology
+from portal.bench.soak_processes import Service, Topology
 
 GRACE = 10.0
 # Each fault at its share of the run.
@@ -85,34 +86,38 @@ class Faults:
                 continue
             self.injected.append(Fault(name, start, self.clock(), detail))
 
+    @contextlib.contextmanager
+    def _down(self, name: str) -> Iterator[Service]:
+        """The service, left alone by the supervisor while the fault has it down."""
+        service = self.topology.services[name]
+        service.held = True
+        try:
+            yield service
+        finally:
+            service.held = False
+
     def _kill_worker(self) -> str:
         """SIGKILL worker-0 and its job process; back two seconds later."""
-        service = self.topology.services["worker-0"]
-        service.held = True
-        service.kill()
-        time.sleep(2)
-        service.start()
-        service.held = False
+        with self._down("worker-0") as service:
+            service.kill()
+            time.sleep(2)
+            service.start()
         return "worker-0 and its job process SIGKILLed, started again 2 s later"
 
     def _restart_web(self) -> str:
         """SIGTERM web-1 (requests under way finish), start it again, wait until it answers."""
-        service = self.topology.services["web-1"]
-        service.held = True
-        service.stop()
-        service.start()
-        self.topology.wait_for_web(1)
-        service.held = False
+        with self._down("web-1") as service:
+            service.stop()
+            service.start()
+            self.topology.wait_for_web(1)
         return "web-1 stopped (SIGTERM, graceful) and started again"
 
     def _stop_redis(self) -> str:
-        service = self.topology.services["redis"]
-        service.held = True
-        service.stop()
-        time.sleep(self.redis_outage)
-        service.start()
-        self.topology.wait_for_redis()
-        service.held = False
+        with self._down("redis") as service:
+            service.stop()
+            time.sleep(self.redis_outage)
+            service.start()
+            self.topology.wait_for_redis()
         return f"redis-server stopped for {self.redis_outage:.0f} s, started again empty"
 
     def _terminate_connection(self) -> str:

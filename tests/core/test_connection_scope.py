@@ -88,6 +88,16 @@ def _one_connection_pool() -> None:
     db.engine.dispose()
 
 
+def _pooled_then_dropped(backend) -> int:
+    """The pool's one connection, back from a unit of work and then ended by the
+    server; returns its backend's pid."""
+    _one_connection_pool()
+    with unit_of_work(1) as first:
+        pid = first.session.execute(text("SELECT pg_backend_pid()")).scalar_one()
+    _terminate(backend, pid)
+    return int(pid)
+
+
 def _terminate(backend, pid: int) -> None:
     """End the backend, and wait until it is gone (its goodbye sent)."""
     admin = create_engine(backend.admin_url, isolation_level="AUTOCOMMIT")
@@ -129,10 +139,7 @@ def test_a_connection_dropped_as_it_is_handed_out_fails_once_and_is_replaced(
         pytest.skip("a server that drops connections: PostgreSQL")
     from portal.core import pool_ping
 
-    _one_connection_pool()
-    with unit_of_work(1) as first:
-        pid = first.session.execute(text("SELECT pg_backend_pid()")).scalar_one()
-    _terminate(backend, pid)
+    pid = _pooled_then_dropped(backend)
     # As if the goodbye arrived just after the look at the socket: the unit of work that
     # draws it fails at its first message, and the pool lets the connection go.
     monkeypatch.setattr(pool_ping, "_spoken_to", lambda _connection: False)
@@ -152,10 +159,7 @@ def test_a_connection_idle_past_the_ping_is_checked_before_it_is_handed_out(
         pytest.skip("a server that drops connections: PostgreSQL")
     from portal.core import pool_ping
 
-    _one_connection_pool()
-    with unit_of_work(1) as first:
-        pid = first.session.execute(text("SELECT pg_backend_pid()")).scalar_one()
-    _terminate(backend, pid)
+    pid = _pooled_then_dropped(backend)
     monkeypatch.setattr(pool_ping, "IDLE_BEFORE_PING", 0.0)  # as if a second had passed
 
     with unit_of_work(1) as after:  # the ping found it dead: a fresh one, no error
