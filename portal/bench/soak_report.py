@@ -103,9 +103,11 @@ def report(result: SoakResult) -> Iterator[str]:
             if s.status == 0 or s.status >= 500 or s.status != EXPECTED[s.kind]
         )
         shown = ", ".join(f"{status or 'no answer'}×{n}" for status, n in sorted(bad.items()))
+        slowest = max((s.seconds for s in inside if s.status), default=0.0)
         yield (
             f"  {fault.start:6.1f}–{fault.end:6.1f} s  {fault.name}: {fault.detail};"
-            f" {len(inside)} requests, other than expected: {shown or 'none'}"
+            f" {len(inside)} requests, slowest answer {slowest:.1f} s,"
+            f" other than expected: {shown or 'none'}"
         )
     for error in result.fault_errors:
         yield f"  NOT INJECTED {error}"

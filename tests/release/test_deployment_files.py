@@ -1,10 +1,13 @@
-"""The deployment files (Dockerfile, deploy/) are read, not built: what would otherwise
-show only on the day of a deploy — a misspelt variable, a value the portal refuses, a
-role that can bypass row-level security, a unit running as root — fails here."""
+"""The deployment files (Dockerfile, deploy/) are read and linted, not built (no
+container engine here): what would otherwise show only on the day of a deploy — a
+misspelt variable, a value the portal refuses, a role that can bypass row-level
+security, a unit running as root, a Dockerfile hadolint faults — fails here."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -170,3 +173,21 @@ def test_the_units_serve_every_role():
     socket_unit = (DEPLOY / "systemd" / "countersign-web.socket").read_text()
     assert "Requires=countersign-web.socket" in web
     assert re.search(r"^ListenStream=\S+:8000$", socket_unit, re.M)
+
+
+def _hadolint(dockerfile: Path) -> subprocess.CompletedProcess[str]:
+    binary = Path(sys.executable).parent / "hadolint"
+    return subprocess.run(  # noqa: S603 - the linter the test extras install
+        [str(binary), "--no-color", str(dockerfile)], capture_output=True, text=True, check=False
+    )
+
+
+def test_the_dockerfile_passes_hadolint(tmp_path):
+    # The linter does find what it is there for: a floating tag, an unpinned apt-get.
+    careless = tmp_path / "Dockerfile"
+    careless.write_text("FROM python:latest\nRUN apt-get install curl\n")
+    found = _hadolint(careless)
+    assert found.returncode != 0 and "DL3007" in found.stdout
+
+    ours = _hadolint(ROOT / "Dockerfile")
+    assert (ours.returncode, ours.stdout, ours.stderr) == (0, "", "")
