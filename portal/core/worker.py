@@ -12,7 +12,9 @@ from typing import Protocol
 from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue, SimpleWorker, Worker
+from rq.executions import Execution
 from rq.job import Job
+from rq.worker import BaseWorker
 
 from portal.core import logs
 from portal.core.db import db
@@ -53,7 +55,17 @@ def reporting_to(hook: ErrorHook) -> Callable[..., bool]:
     return handler
 
 
-class PortalWorker(Worker):
+class _JobLines(BaseWorker):
+    """Every line logged while a job runs carries its id: the job's own, and RQ's,
+    the error that ends the job included (RQ logs it after the job has left
+    ``get_current_job``)."""
+
+    def perform_job(self, job: Job, queue: Queue, execution: Execution) -> bool:
+        with logs.bound(job_id=job.id):
+            return super().perform_job(job, queue, execution)
+
+
+class PortalWorker(_JobLines, Worker):
     """An RQ worker whose forked job process never shares the parent's DB sockets.
 
     The parent imports the app (and so every job module) before it forks, so each job
@@ -66,7 +78,7 @@ class PortalWorker(Worker):
         super().main_work_horse(job, queue)
 
 
-class InProcessWorker(SimpleWorker):
+class InProcessWorker(_JobLines, SimpleWorker):
     """An RQ worker that runs each job in its own process, keeping its connection pool,
     prepared statements and compiled SQL warm from one job to the next.
 
