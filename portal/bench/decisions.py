@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 import multiprocessing
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -41,7 +40,7 @@ from portal.bench.decision_world import (
     multiply_history,
 )
 from portal.bench.plans import Explained, captured, explain
-from portal.bench.worker_processes import worker_environment
+from portal.bench.worker_processes import free_port, worker_environment
 from portal.config import Settings
 from portal.core.db import db
 
@@ -294,18 +293,12 @@ def _chooses_a_plan(statement: str) -> bool:
     return "set_config" not in statement and not statement.lstrip().upper().startswith("INSERT")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def start_gunicorn(settings: Settings) -> tuple[subprocess.Popen[bytes], str]:
     """gunicorn with two sync workers on a free loopback port, the benchmark's settings,
     no worker of its own and no access log; returns it and its address."""
     import requests
 
-    port = _free_port()
+    port = free_port()
     env = {
         **worker_environment(settings, settings.instance_dir),
         "PORTAL_EMBEDDED_WORKER": "0",

@@ -13,7 +13,6 @@ removed afterwards.
 
 from __future__ import annotations
 
-import socket
 import statistics
 import tempfile
 import threading
@@ -34,7 +33,7 @@ from portal.accounts import services as accounts
 from portal.bench.cleanup import purge_organizations
 from portal.bench.sweep import PEOPLE, chart_organization
 from portal.bench.sweep_checks import in_org, wait_until_idle
-from portal.bench.worker_processes import WorkerProcesses, worker_environment
+from portal.bench.worker_processes import WorkerProcesses, free_port, worker_environment
 from portal.config import Settings
 from portal.core import outbox
 from portal.core.queue import DEFAULT_QUEUE, redis_holder
@@ -91,13 +90,6 @@ class CountingSmtp:
         with self._lock:
             self.count += 1
         return "250 Message accepted"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _build(run: str) -> tuple[int, dict[str, Any], list[int], int]:
@@ -184,7 +176,7 @@ def bench_outbox(
     owner = create_engine(settings.migrate_database_url, pool_size=2)  # polled often
     run = uuid.uuid4().hex[:8]
     smtp = CountingSmtp()
-    server = Controller(smtp, hostname="127.0.0.1", port=_free_port())
+    server = Controller(smtp, hostname="127.0.0.1", port=free_port())
     server.start()
     queue = Queue(DEFAULT_QUEUE, connection=redis_holder.get())
     results: list[Round] = []

@@ -139,6 +139,3 @@ class Faults:
         if row is None:
             raise RuntimeError(f"no connection of {self.app_role!r} to terminate")
         return f"backend {row.pid} of {self.app_role} terminated (it was {row.state})"
-
-    def window_at(self, at: float) -> Fault | None:
-        return next((f for f in self.injected if f.covers(at)), None)

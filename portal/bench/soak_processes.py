@@ -30,7 +30,7 @@ import requests
 from aiosmtpd.controller import Controller
 from redis import Redis
 
-from portal.bench.worker_processes import worker_environment
+from portal.bench.worker_processes import free_port, worker_environment
 from portal.config import Settings
 
 # What systemd does before it starts a socket-activated service: the socket as fd 3,
@@ -40,13 +40,6 @@ _HAND_OVER = (
     " os.environ['LISTEN_PID'] = str(os.getpid());"
     " os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class RecordingSmtp:

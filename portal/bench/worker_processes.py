@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -40,6 +41,14 @@ def worker_environment(
     env.pop("PORTAL_CLOCK_FILE", None)  # a frozen clock does not cross processes
     env.update(extra or {})
     return env
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def _children(pid: int) -> list[int]:
